@@ -1,0 +1,58 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { iterateCallPages } from '../../helpers/callPages';
+import { readQueryParameters, queryParametersField } from '../queryParameters';
+import { readRequestPolicy, requestOptionFields } from '../requestOptions';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Return All',
+		name: 'returnAll',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return all results or only up to a given limit',
+	},
+	{
+		displayName: 'Limit',
+		name: 'limit',
+		type: 'number',
+		displayOptions: { show: { returnAll: [false] } },
+		typeOptions: { minValue: 1 },
+		default: 50,
+		description: 'Max number of results to return',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [queryParametersField, ...requestOptionFields],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['call'], operation: ['getAll'] } },
+	properties,
+);
+
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll ? Infinity : Math.max(1, Number(this.getNodeParameter('limit', itemIndex, 50)));
+	const calls: IDataObject[] = [];
+
+	const pages = iterateCallPages.call(this, {
+		query: readQueryParameters.call(this, itemIndex),
+		pageSize: () => limit - calls.length,
+		policy: readRequestPolicy.call(this, itemIndex),
+	});
+	for await (const page of pages) {
+		calls.push(...page.slice(0, limit - calls.length));
+		if (calls.length >= limit) break;
+	}
+	return calls.map((call) => ({ json: call, pairedItem: { item: itemIndex } }));
+}

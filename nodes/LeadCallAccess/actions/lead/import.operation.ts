@@ -1,0 +1,201 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+
+import { normalizeCountryCode, normalizePhone } from '../../helpers/phone';
+import { apiRequest } from '../../transport';
+import { VALIDATION_DETAILS } from '../../transport/errors';
+import { readRequestPolicy, requestOptionFields } from '../requestOptions';
+
+/** UI field -> `LeadImport` field. The body uses the API's snake_case names exactly. */
+const OPTIONAL_FIELDS = {
+	name: { apiName: 'name', label: 'Name' },
+	campaignId: { apiName: 'campaign_id', label: 'Campaign ID' },
+	contactType: { apiName: 'contact_type', label: 'Contact Type' },
+	legalBasis: { apiName: 'legal_basis', label: 'Legal Basis' },
+} as const;
+type OptionalField = keyof typeof OPTIONAL_FIELDS;
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Phone (E.164)',
+		name: 'phoneE164',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: '+14155552671',
+		description:
+			"The lead's phone number in E.164 form: + then country code and number, e.g. +14155552671. Spaces, dashes and brackets are removed. A national number such as (415) 555-2671 works when the Default Country Code option is set. The service uses it to find an existing lead: importing the same number again updates that lead.",
+	},
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [
+			{
+				displayName: 'Campaign ID',
+				name: 'campaignId',
+				type: 'string',
+				default: '',
+				description: 'Identifier of the campaign the lead belongs to',
+			},
+			{
+				displayName: 'Contact Type',
+				name: 'contactType',
+				type: 'string',
+				default: '',
+				description: 'Kind of contact, as your workspace names it (for example: prospect, customer)',
+			},
+			{
+				displayName: 'Legal Basis',
+				name: 'legalBasis',
+				type: 'string',
+				default: '',
+				description:
+					'Legal basis under which the lead is held, as your workspace names it (for example: consent, legitimate_interest)',
+			},
+			{
+				displayName: 'Name',
+				name: 'name',
+				type: 'string',
+				default: '',
+				description: 'Display name of the lead',
+			},
+		],
+		description: 'Empty values are not sent, so an update keeps what the lead already has',
+	},
+	{
+		displayName: 'Fields to Clear',
+		name: 'clearFields',
+		type: 'multiOptions',
+		default: [],
+		options: [
+			{ name: 'Campaign ID', value: 'campaignId' },
+			{ name: 'Contact Type', value: 'contactType' },
+			{ name: 'Legal Basis', value: 'legalBasis' },
+			{ name: 'Name', value: 'name' },
+		],
+		description: 'Fields to send as null, which removes their value from an existing lead',
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [
+			{
+				displayName: 'Default Country Code',
+				name: 'defaultCountryCode',
+				type: 'string',
+				default: '',
+				placeholder: '1',
+				description:
+					'Country calling code added to numbers written without one, e.g. 1 turns (415) 555-2671 into +14155552671, 44 turns 020 7946 0958 into +442079460958',
+			},
+			{
+				displayName: 'Validate Phone',
+				name: 'validatePhone',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether to check the number is valid E.164 before sending it. An invalid number then fails its item without using a request from the rate limit.',
+			},
+			...requestOptionFields,
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['lead'], operation: ['import'] } },
+	properties,
+);
+
+/** A problem with one input field, reported on the item before any request is sent. */
+function fieldError(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	apiName: string,
+	label: string,
+	problem: string,
+): NodeOperationError {
+	// Same "field: problem" form as the API's own 422 messages, so both read alike.
+	const error = new NodeOperationError(ctx.getNode(), `${apiName}: ${problem}`, {
+		itemIndex,
+		description: `Check the ${label} field. Nothing was sent to the API for this item.`,
+	});
+	error.context[VALIDATION_DETAILS] = [{ loc: ['body', apiName], msg: problem, type: 'value_error' }];
+	return error;
+}
+
+function preview(value: string): string {
+	return value.length > 40 ? `${value.slice(0, 40)}...` : value;
+}
+
+/** Turns a parameter value into text, or says why it cannot be. */
+function asText(value: unknown): { text?: string; problem?: string } {
+	if (value === undefined || value === null) return { text: '' };
+	if (typeof value === 'string') return { text: value };
+	if (typeof value === 'number' && Number.isFinite(value)) return { text: String(value) };
+	if (typeof value === 'boolean') return { text: String(value) };
+	return { problem: `must be text, but got ${Array.isArray(value) ? 'a list' : typeof value}` };
+}
+
+export function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDataObject {
+	const options = this.getNodeParameter('options', itemIndex, {}) as {
+		defaultCountryCode?: string;
+		validatePhone?: boolean;
+	};
+
+	const phone = asText(this.getNodeParameter('phoneE164', itemIndex, ''));
+	if (phone.problem) {
+		throw fieldError(this, itemIndex, 'phone_e164', 'Phone (E.164)', phone.problem);
+	}
+	const rawPhone = (phone.text ?? '').trim();
+	if (rawPhone === '') {
+		throw fieldError(this, itemIndex, 'phone_e164', 'Phone (E.164)', 'Field required (the value is empty)');
+	}
+	const normalized = normalizePhone(rawPhone, normalizeCountryCode(options.defaultCountryCode));
+	if (!normalized.ok && options.validatePhone !== false) {
+		const problem = `"${preview(rawPhone)}" ${normalized.reason}`;
+		throw fieldError(this, itemIndex, 'phone_e164', 'Phone (E.164)', problem);
+	}
+	const body: IDataObject = { phone_e164: normalized.ok ? normalized.e164 : rawPhone };
+
+	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	const cleared = this.getNodeParameter('clearFields', itemIndex, []) as OptionalField[];
+	for (const field of Object.keys(OPTIONAL_FIELDS) as OptionalField[]) {
+		const { apiName, label } = OPTIONAL_FIELDS[field];
+		const value = asText(additional[field]);
+		if (value.problem) throw fieldError(this, itemIndex, apiName, label, value.problem);
+		const text = (value.text ?? '').trim();
+		if (cleared.includes(field)) {
+			if (text !== '') {
+				throw fieldError(this, itemIndex, apiName, label, 'is both set and listed in Fields to Clear');
+			}
+			body[apiName] = null;
+		} else if (text !== '') {
+			body[apiName] = text;
+		}
+	}
+	return body;
+}
+
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
+	const body = buildLeadImport.call(this, itemIndex);
+	const response = await apiRequest.call(
+		this,
+		{ operation: 'importLead', method: 'POST', path: '/v1/leads', body },
+		readRequestPolicy.call(this, itemIndex),
+	);
+	// The 201 body's shape is not specified; when it is not a JSON object, report what was imported.
+	const lead =
+		typeof response.body === 'object' && response.body !== null && !Array.isArray(response.body)
+			? (response.body as IDataObject)
+			: body;
+	return [{ json: lead, pairedItem: { item: itemIndex } }];
+}

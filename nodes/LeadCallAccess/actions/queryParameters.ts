@@ -1,0 +1,56 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+/** Query parameters that the node sets itself for pagination; a user value would break it. */
+const RESERVED = ['limit', 'cursor', 'offset'];
+
+/**
+ * The spec lists no filters for `GET /v1/calls`, so users pass the service's own
+ * (for example a date or direction filter) as name/value pairs.
+ */
+export const queryParametersField: INodeProperties = {
+	displayName: 'Query Parameters',
+	name: 'queryParameters',
+	type: 'fixedCollection',
+	typeOptions: { multipleValues: true },
+	placeholder: 'Add Parameter',
+	default: {},
+	description:
+		"Filters passed to the API as they are, for example created_after = 2026-01-01T00:00:00Z. Use the names the service documents. limit, cursor and offset are set by the node.",
+	options: [
+		{
+			displayName: 'Parameter',
+			name: 'parameters',
+			values: [
+				{ displayName: 'Name', name: 'name', type: 'string', default: '' },
+				{ displayName: 'Value', name: 'value', type: 'string', default: '' },
+			],
+		},
+	],
+};
+
+export function readQueryParameters(
+	this: IExecuteFunctions | IPollFunctions,
+	itemIndex?: number,
+): IDataObject {
+	const path = 'options.queryParameters.parameters';
+	const pairs = (
+		itemIndex === undefined
+			? (this as IPollFunctions).getNodeParameter(path, [])
+			: (this as IExecuteFunctions).getNodeParameter(path, itemIndex, [])
+	) as Array<{ name?: string; value?: unknown }>;
+	const query: IDataObject = {};
+	for (const { name, value } of pairs) {
+		const key = String(name ?? '').trim();
+		if (key === '') continue;
+		if (RESERVED.includes(key)) {
+			throw new NodeOperationError(
+				this.getNode(),
+				`Query parameter "${key}" is set by the node for pagination; use Limit / Return All instead`,
+				{ itemIndex },
+			);
+		}
+		query[key] = value === undefined || value === null ? '' : String(value);
+	}
+	return query;
+}

@@ -1,0 +1,85 @@
+import type { IDataObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { ApiContext, RequestPolicy } from '../transport';
+import { apiRequest } from '../transport';
+import type { NextPage } from './pagination';
+import { readPage } from './pagination';
+
+/** The largest page size APIs of this kind commonly accept; asking for more risks a 422. */
+export const MAX_PAGE_SIZE = 100;
+
+export interface CallPagesOptions {
+	/** The user's own filters, sent with every page request. */
+	query: IDataObject;
+	/** How many calls the next page should hold; called before each request. */
+	pageSize: () => number;
+	policy: RequestPolicy;
+}
+
+function idOf(record: IDataObject): string | undefined {
+	const id = record.id ?? record.call_id ?? record.callId;
+	return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
+}
+
+/**
+ * Yields the calls of `GET /v1/calls` page by page, following whichever next-page hint the
+ * API gives (cursor, next URL, Link header). A call already yielded is never yielded again,
+ * so overlapping pages do not duplicate calls. The caller stops the iteration when it has
+ * enough, so no page beyond that is fetched.
+ */
+export async function* iterateCallPages(
+	this: ApiContext,
+	options: CallPagesOptions,
+): AsyncGenerator<IDataObject[]> {
+	const seenIds = new Set<string>();
+	const seenNext = new Set<string>();
+	let next: NextPage;
+	let offset = 0;
+	let useOffset = false;
+
+	for (;;) {
+		const limit = Math.max(1, Math.min(MAX_PAGE_SIZE, options.pageSize()));
+		const qs: IDataObject = { ...options.query, limit };
+		if (next && 'cursor' in next) qs.cursor = next.cursor;
+		if (useOffset) qs.offset = offset;
+		const response = await apiRequest.call(
+			this,
+			next && 'url' in next
+				? { operation: 'listCalls', method: 'GET', url: next.url }
+				: { operation: 'listCalls', method: 'GET', path: '/v1/calls', qs },
+			options.policy,
+		);
+
+		let page;
+		try {
+			page = readPage(response.body, response.headers.link);
+		} catch (error) {
+			const text = response.text ? ` (it starts with "${response.text.slice(0, 80)}")` : '';
+			throw new NodeOperationError(this.getNode(), `${(error as Error).message}${text}`);
+		}
+
+		const fresh = page.records.filter((record) => {
+			const id = idOf(record);
+			if (id === undefined) return true;
+			if (seenIds.has(id)) return false;
+			seenIds.add(id);
+			return true;
+		});
+		offset += page.records.length;
+		if (fresh.length > 0) yield fresh;
+
+		next = page.next;
+		if (next === undefined) {
+			// A bare list with no pagination hint: if it came back full, ask for the next
+			// offset (harmless where unsupported: the repeated page brings nothing new).
+			const full = page.unpaginated && page.records.length >= limit && fresh.length > 0;
+			if (!full) return;
+			useOffset = true;
+			continue;
+		}
+		const marker = 'url' in next ? `url:${next.url}` : `cursor:${next.cursor}`;
+		if (seenNext.has(marker)) return; // the API repeats itself: stop rather than loop forever
+		seenNext.add(marker);
+	}
+}

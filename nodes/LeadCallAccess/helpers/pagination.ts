@@ -1,0 +1,93 @@
+import type { IDataObject } from 'n8n-workflow';
+
+/**
+ * Reading one page of `GET /v1/calls`. The spec does not show the response, so the shapes
+ * that APIs of this kind use are all accepted (see README, "List Calls pagination").
+ */
+const LIST_KEYS = ['data', 'items', 'calls', 'results', 'records'];
+const CURSOR_KEYS = ['next_cursor', 'nextCursor', 'next_page_token', 'nextPageToken', 'cursor_next'];
+const NEXT_KEYS = ['next', 'next_url', 'nextUrl', 'next_page', 'nextPage'];
+const CONTAINER_KEYS = ['pagination', 'meta', 'links', 'paging', 'page_info', 'pageInfo'];
+
+/** Where the next page is: a cursor to send as `cursor`, or a URL to request as it is. */
+export type NextPage = { cursor: string } | { url: string } | undefined;
+
+export interface Page {
+	records: IDataObject[];
+	next: NextPage;
+	/** True when the body carried no pagination hint at all (a bare list). */
+	unpaginated: boolean;
+}
+
+export class UnexpectedPageError extends Error {}
+
+function isObject(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function nextFromValue(value: unknown): NextPage {
+	if (typeof value === 'number') return { cursor: String(value) };
+	if (typeof value !== 'string' || value.trim() === '') return undefined;
+	const text = value.trim();
+	return /^(https?:\/\/|\/)/i.test(text) ? { url: text } : { cursor: text };
+}
+
+function nextFromObject(source: IDataObject): { found: boolean; next: NextPage } {
+	let found = false;
+	if (source.has_more === false || source.hasMore === false) return { found: true, next: undefined };
+	for (const key of [...CURSOR_KEYS, ...NEXT_KEYS]) {
+		if (key in source) {
+			found = true;
+			const value = source[key];
+			const next = isObject(value) ? nextFromValue(value.href ?? value.url) : nextFromValue(value);
+			if (next) return { found, next };
+		}
+	}
+	return { found, next: undefined };
+}
+
+/** `Link: <https://api/v1/calls?cursor=abc>; rel="next"` (RFC 8288). */
+export function nextFromLinkHeader(header: string | string[] | undefined): string | undefined {
+	const text = Array.isArray(header) ? header.join(',') : header;
+	if (!text) return undefined;
+	for (const part of text.split(/,(?=\s*<)/)) {
+		const match = /^\s*<([^>]*)>(.*)$/.exec(part);
+		if (match && /;\s*rel\s*=\s*"?([^";]*\s)?next(\s[^";]*)?"?/i.test(match[2])) return match[1];
+	}
+	return undefined;
+}
+
+export function readPage(body: unknown, linkHeader?: string | string[]): Page {
+	const linkNext = nextFromLinkHeader(linkHeader);
+	const fromLink: NextPage = linkNext ? { url: linkNext } : undefined;
+
+	if (Array.isArray(body)) {
+		return { records: body.filter(isObject), next: fromLink, unpaginated: fromLink === undefined };
+	}
+	if (!isObject(body)) {
+		throw new UnexpectedPageError(
+			body === undefined
+				? 'The calls list answer was empty or not JSON'
+				: `The calls list answer is not a list or an object (got ${typeof body})`,
+		);
+	}
+	const listKey = LIST_KEYS.find((key) => Array.isArray(body[key]));
+	if (listKey === undefined) {
+		throw new UnexpectedPageError(
+			`The calls list answer has no list under ${LIST_KEYS.join(', ')} (keys found: ${Object.keys(body).slice(0, 10).join(', ') || 'none'})`,
+		);
+	}
+	const records = (body[listKey] as unknown[]).filter(isObject);
+
+	let hint = nextFromObject(body);
+	for (const key of CONTAINER_KEYS) {
+		if (hint.next || !isObject(body[key])) continue;
+		const nested = nextFromObject(body[key] as IDataObject);
+		hint = { found: hint.found || nested.found, next: nested.next };
+	}
+	return {
+		records,
+		next: hint.next ?? fromLink,
+		unpaginated: !hint.found && fromLink === undefined,
+	};
+}

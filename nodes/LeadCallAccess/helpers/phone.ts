@@ -1,0 +1,57 @@
+/**
+ * Phone numbers into E.164 (`+` and 7 to 15 digits, no leading zero in the country code).
+ * Only formatting is fixed here; whether a number exists is the service's business.
+ */
+export const E164_PATTERN = /^\+[1-9]\d{6,14}$/;
+
+/** Countries whose national numbers keep their leading 0 after the country code (Italy, San Marino, Vatican). */
+const KEEPS_TRUNK_ZERO = new Set(['39', '378', '379']);
+
+export type PhoneResult = { ok: true; e164: string } | { ok: false; reason: string };
+
+export function normalizeCountryCode(raw: unknown): string | undefined {
+	if (raw === undefined || raw === null) return undefined;
+	const digits = String(raw).trim().replace(/^(\+|00)/, '');
+	return digits === '' ? undefined : digits;
+}
+
+/**
+ * Normalises a phone number written the way people write them: spaces, dots, dashes,
+ * brackets and a `00` international prefix are accepted. A national number (no `+`) is
+ * completed with `defaultCountryCode` after dropping its trunk `0`.
+ */
+export function normalizePhone(raw: string, defaultCountryCode?: string): PhoneResult {
+	const text = raw.trim();
+	if (text === '') return { ok: false, reason: 'is empty' };
+	if (/[^\d\s().\-+/]/.test(text)) {
+		return { ok: false, reason: 'contains characters other than digits, spaces, +, -, ., / and brackets' };
+	}
+	let digits = text.replace(/[\s().\-/]/g, '');
+	if (digits.lastIndexOf('+') > 0) return { ok: false, reason: "has a '+' that is not at the start" };
+
+	let e164: string;
+	if (digits.startsWith('+')) {
+		e164 = digits;
+	} else if (digits.startsWith('00')) {
+		e164 = `+${digits.slice(2)}`;
+	} else if (defaultCountryCode !== undefined) {
+		if (!/^[1-9]\d{0,2}$/.test(defaultCountryCode)) {
+			return { ok: false, reason: `cannot use the default country code "${defaultCountryCode}" (expected 1 to 3 digits)` };
+		}
+		// NANP numbers are often written with their leading 1 ("1 415 555 2671").
+		if (defaultCountryCode === '1' && digits.length === 11 && digits.startsWith('1')) {
+			digits = digits.slice(1);
+		}
+		if (digits.startsWith('0') && !KEEPS_TRUNK_ZERO.has(defaultCountryCode)) digits = digits.slice(1);
+		e164 = `+${defaultCountryCode}${digits}`;
+	} else {
+		return {
+			ok: false,
+			reason: 'has no country code: start it with + (e.g. +14155552671) or set the Default Country Code option',
+		};
+	}
+	if (!E164_PATTERN.test(e164)) {
+		return { ok: false, reason: `is not a valid E.164 number after normalisation ("${e164}")` };
+	}
+	return { ok: true, e164 };
+}

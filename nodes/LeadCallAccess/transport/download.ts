@@ -1,0 +1,132 @@
+import type { IExecuteFunctions, IPollFunctions, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import type { RequestPolicy } from '.';
+import { pause } from '.';
+import { backoffDelayMs, isRetryableStatus, parseRetryAfter } from './retryPolicy';
+
+export interface DownloadedFile {
+	stream: NodeJS.ReadableStream;
+	contentType: string | undefined;
+	contentDisposition: string | undefined;
+}
+
+export interface SignedDownload<T> {
+	url: () => string;
+	/** Called once when the file host refuses the URL (expired): should fetch a fresh one. */
+	refreshUrl: () => Promise<void>;
+	/** Consumes the stream (n8n's binary data service streams it to its store). */
+	store: (file: DownloadedFile) => Promise<T>;
+	policy: RequestPolicy;
+}
+
+type DownloadContext = IExecuteFunctions | IPollFunctions;
+
+async function readErrorText(stream: unknown): Promise<string> {
+	const chunks: Buffer[] = [];
+	let size = 0;
+	try {
+		for await (const chunk of stream as AsyncIterable<Buffer>) {
+			chunks.push(Buffer.from(chunk));
+			size += chunk.length;
+			if (size > 2048) break;
+		}
+	} catch {
+		// the error text is only a courtesy
+	}
+	return Buffer.concat(chunks).toString('utf8').replace(/\s+/g, ' ').trim().slice(0, 200);
+}
+
+function header(headers: Record<string, unknown>, name: string): string | undefined {
+	const value = headers[name] ?? headers[name.toLowerCase()];
+	return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Downloads a signed URL with a plain request: no credential and no Authorization header,
+ * since signed-URL hosts reject a second auth mechanism and the API key must never leave
+ * the API's host. Retries transient failures and cut-off bodies; refreshes an expired URL once.
+ */
+export async function downloadSignedFile<T>(
+	this: DownloadContext,
+	download: SignedDownload<T>,
+): Promise<T> {
+	const node = this.getNode();
+	let failures = 0;
+	let refreshed = false;
+	const giveUp = (message: string, description?: string, httpCode?: number) =>
+		new NodeApiError(node, { status: httpCode ?? 0 } as JsonObject, {
+			message,
+			description,
+			httpCode: httpCode === undefined ? undefined : String(httpCode),
+		});
+
+	for (;;) {
+		const retryOrThrow = async (message: string, waitMs?: number) => {
+			failures++;
+			if (failures > download.policy.maxRetries) {
+				throw giveUp(`${message} (after ${failures} attempts)`);
+			}
+			await pause.call(this, waitMs ?? backoffDelayMs(failures));
+		};
+
+		let response: { statusCode: number; headers: Record<string, unknown>; body: unknown };
+		try {
+			response = await this.helpers.httpRequest({
+				method: 'GET',
+				url: download.url(),
+				encoding: 'stream',
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				timeout: download.policy.timeoutMs,
+			});
+		} catch (error) {
+			const code = (error as { code?: string }).code ?? 'network error';
+			await retryOrThrow(`Could not download the recording (${code})`);
+			continue;
+		}
+
+		const { statusCode, headers } = response;
+		if (statusCode >= 200 && statusCode < 300) {
+			const stream = response.body as NodeJS.ReadableStream & {
+				complete?: boolean;
+				readableAborted?: boolean;
+			};
+			try {
+				const stored = await download.store({
+					stream,
+					contentType: header(headers, 'content-type')?.split(';')[0].trim(),
+					contentDisposition: header(headers, 'content-disposition'),
+				});
+				if (stream.complete === false || stream.readableAborted === true) {
+					throw new Error('the download was cut off before the end of the file');
+				}
+				return stored;
+			} catch (error) {
+				await retryOrThrow(`The recording download was cut off (${(error as Error).message})`);
+				continue;
+			}
+		}
+
+		const text = await readErrorText(response.body);
+		if ([400, 401, 403].includes(statusCode) && !refreshed) {
+			refreshed = true;
+			await download.refreshUrl();
+			continue;
+		}
+		if (isRetryableStatus(statusCode) || statusCode === 429) {
+			await retryOrThrow(
+				`The recording host is unavailable (${statusCode})`,
+				parseRetryAfter(headers['retry-after'], Date.now()),
+			);
+			continue;
+		}
+		throw giveUp(
+			statusCode === 403
+				? 'The recording host refused the signed URL (403): it has probably expired, even after fetching a fresh one'
+				: `The recording host refused the download (${statusCode})`,
+			text ? `The file host said: ${text}` : undefined,
+			statusCode,
+		);
+	}
+}

@@ -1,0 +1,45 @@
+import * as path from 'path';
+
+import { n8nModulesDir, REPO_DIR } from './n8n-install';
+import { runProcess } from './process';
+import type { N8nSandbox } from './sandbox';
+import type { RunData } from './types';
+
+export interface StoredExecution {
+	id: number;
+	workflowId: string;
+	status: string;
+	mode: string;
+	/** execution_data.data exactly as stored (flatted text). */
+	rawData: string | null;
+	rawWorkflowData: string | null;
+	/** rawData decoded: the IRun `data` part. */
+	data: RunData['data'] | null;
+}
+
+const SCRIPT = path.join(REPO_DIR, 'scripts', 'n8n', 'db-query.js');
+
+/** The sqlite3 addon in the cache is built for Node 24, so queries run in a Node 24 child. */
+async function query<T>(sandbox: N8nSandbox, args: string[]): Promise<T> {
+	const result = await runProcess(
+		sandbox.install.node24Path,
+		[SCRIPT, sandbox.databaseFile, ...args],
+		{ env: { ...process.env, LCA_N8N_MODULES: n8nModulesDir(sandbox.install) }, timeoutMs: 60_000 },
+	);
+	if (result.code !== 0) throw new Error(`db-query ${args[0]} failed: ${result.stderr}`);
+	return JSON.parse(result.stdout) as T;
+}
+
+/** Executions n8n stored, newest first (optionally of one workflow). */
+export function readStoredExecutions(sandbox: N8nSandbox, workflowId?: string): Promise<StoredExecution[]> {
+	return query(sandbox, ['executions', ...(workflowId ? [workflowId] : [])]);
+}
+
+/**
+ * Every row of the given tables (default: all tables) as one string, for "this secret is never
+ * stored" assertions. execution_entity + execution_data hold executions; credentials_entity holds
+ * credentials encrypted, so a plaintext key must not show up anywhere.
+ */
+export async function readDatabaseText(sandbox: N8nSandbox, tables: string[] = []): Promise<string> {
+	return JSON.stringify(await query<Record<string, unknown[]>>(sandbox, ['dump', ...tables]));
+}

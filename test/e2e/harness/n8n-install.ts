@@ -1,0 +1,37 @@
+import * as path from 'path';
+
+/** Paths of a complete n8n install in the cache (see scripts/n8n/install.js). */
+export interface N8nInstall {
+	node24Path: string;
+	n8nBin: string;
+	cacheDir: string;
+}
+
+interface InstallModule {
+	ensureN8n(): Promise<N8nInstall>;
+	isComplete(): boolean;
+	N8N_VERSION: string;
+	NODE_VERSION: string;
+}
+
+export const REPO_DIR = path.resolve(__dirname, '..', '..', '..');
+
+// The installer is plain CommonJS so it runs without a build or ts-node; load it untyped.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const installer = require(path.join(REPO_DIR, 'scripts', 'n8n', 'install.js')) as InstallModule;
+
+export const N8N_VERSION = installer.N8N_VERSION;
+export const NODE24_VERSION = installer.NODE_VERSION;
+
+let pending: Promise<N8nInstall> | undefined;
+
+/** Installs n8n into the cache on first use (minutes), then returns at once. */
+export function ensureN8n(): Promise<N8nInstall> {
+	pending ??= installer.ensureN8n();
+	return pending;
+}
+
+/** The cached n8n/node_modules folder (sqlite3, flatted ... for helper scripts). */
+export function n8nModulesDir(install: N8nInstall): string {
+	return path.join(install.cacheDir, 'n8n', 'node_modules');
+}

@@ -1,0 +1,47 @@
+import { spawn } from 'child_process';
+import * as net from 'net';
+
+export interface RunResult {
+	code: number | null;
+	stdout: string;
+	stderr: string;
+}
+
+/** Runs a command to completion, collecting output; rejects only when it cannot start. */
+export function runProcess(
+	cmd: string,
+	args: string[],
+	opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<RunResult> {
+	return new Promise((resolve, reject) => {
+		const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+		let stdout = '';
+		let stderr = '';
+		child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+		child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+		const timer = opts.timeoutMs
+			? setTimeout(() => {
+					stderr += `\n[harness] killed after ${opts.timeoutMs} ms`;
+					child.kill('SIGKILL');
+				}, opts.timeoutMs)
+			: undefined;
+		child.on('error', reject);
+		child.on('close', (code) => {
+			if (timer) clearTimeout(timer);
+			resolve({ code, stdout, stderr });
+		});
+	});
+}
+
+/** A free TCP port on the loopback interface (tiny race window; good enough for tests). */
+export function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const server = net.createServer();
+		server.unref();
+		server.on('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const { port } = server.address() as net.AddressInfo;
+			server.close(() => resolve(port));
+		});
+	});
+}

@@ -1,0 +1,108 @@
+/**
+ * `npm run emulator`: runs the emulator in the foreground for manual tries and for suites that
+ * need it in another process.
+ *
+ *   --host H            bind address (default 127.0.0.1)
+ *   --port N            API port (default: random)
+ *   --file-port N       file host port (default: random)
+ *   --rate-limit N      requests per window per key (default 60; 0 or "off" = unlimited)
+ *   --window-ms N       window length in ms (default 60000)
+ *   --algorithm A       sliding-log | fixed-window | token-bucket (default sliding-log)
+ *   --burst N           token bucket capacity (default = rate limit)
+ *   --calls N           seeded calls (default 120)
+ *   --pagination S      data-next_cursor | items-nextCursor | calls-next-token | results-next-url | array-link-header
+ *   --recording-bytes N size of each recording (default 32768)
+ *   --no-record         keep counters only (long benchmark runs)
+ *   --json              print one JSON line with the URLs and keys instead of the text banner
+ */
+import { DEMO_KEY_SCOPES } from './auth';
+import { startEmulator } from './server';
+import { EmulatorOptions, PaginationStyle, RateLimitAlgorithm } from './types';
+
+function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } {
+	const flags = new Map<string, string>();
+	const switches = new Set<string>();
+	for (let i = 0; i < argv.length; i++) {
+		const arg = argv[i];
+		if (!arg.startsWith('--')) throw new Error(`unexpected argument: ${arg}`);
+		const [name, inline] = arg.slice(2).split(/=(.*)/s);
+		if (name === 'json' || name === 'no-record') switches.add(name);
+		else if (inline !== undefined) flags.set(name, inline);
+		else if (i + 1 < argv.length) flags.set(name, argv[++i]);
+		else throw new Error(`--${name} needs a value`);
+	}
+	const int = (name: string): number | undefined => {
+		const raw = flags.get(name);
+		if (raw === undefined) return undefined;
+		if (!/^\d+$/.test(raw)) throw new Error(`--${name} must be a non-negative integer, got ${raw}`);
+		return Number(raw);
+	};
+	const known = ['host', 'port', 'file-port', 'rate-limit', 'window-ms', 'algorithm', 'burst', 'calls', 'pagination', 'recording-bytes'];
+	for (const name of flags.keys()) if (!known.includes(name)) throw new Error(`unknown flag --${name}`);
+
+	const limitRaw = flags.get('rate-limit');
+	const off = limitRaw === 'off' || limitRaw === '0';
+	const options: EmulatorOptions = {
+		host: flags.get('host'),
+		port: int('port'),
+		fileHostPort: int('file-port'),
+		seedCalls: int('calls'),
+		paginationStyle: flags.get('pagination') as PaginationStyle | undefined,
+		recordingBytes: int('recording-bytes'),
+		recordRequests: !switches.has('no-record'),
+		rateLimit: off
+			? false
+			: {
+					limit: (limitRaw === undefined ? undefined : int('rate-limit')) ?? 60,
+					windowMs: int('window-ms') ?? 60_000,
+					algorithm: (flags.get('algorithm') as RateLimitAlgorithm | undefined) ?? 'sliding-log',
+					burst: int('burst'),
+				},
+	};
+	return { options, json: switches.has('json') };
+}
+
+async function main(): Promise<void> {
+	const { options, json } = parseArgs(process.argv.slice(2));
+	const emulator = await startEmulator(options);
+	if (json) {
+		console.log(JSON.stringify({ baseUrl: emulator.baseUrl, fileBaseUrl: emulator.fileBaseUrl, keys: DEMO_KEY_SCOPES }));
+	} else {
+		const limit = options.rateLimit;
+		console.log('Lead & Call Access API emulator');
+		console.log(`  Base URL:      ${emulator.baseUrl}`);
+		console.log(`  File base URL: ${emulator.fileBaseUrl}`);
+		console.log(
+			`  Rate limit:    ${limit ? `${limit.limit} per ${limit.windowMs} ms per key (${limit.algorithm})` : 'off'}`,
+		);
+		console.log(`  Control:       ${emulator.baseUrl}/__emulator/state`);
+		console.log('  Demo API keys:');
+		for (const { key, scopes } of DEMO_KEY_SCOPES) {
+			console.log(`    ${key}  ${scopes.length > 0 ? scopes.join(', ') : '(no scopes)'}`);
+		}
+		console.log('Press Ctrl+C to stop.');
+	}
+
+	let stopping = false;
+	const shutdown = (signal: string): void => {
+		if (stopping) return;
+		stopping = true;
+		emulator.stop().then(
+			() => {
+				if (!json) console.log(`Stopped (${signal}).`);
+				process.exit(0);
+			},
+			(error) => {
+				console.error(error);
+				process.exit(1);
+			},
+		);
+	};
+	process.on('SIGINT', () => shutdown('SIGINT'));
+	process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((error: Error) => {
+	console.error(`emulator: ${error.message}`);
+	process.exit(1);
+});

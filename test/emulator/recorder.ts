@@ -1,0 +1,61 @@
+/**
+ * Request log and counters. Counters are always kept (benchmarks read them after 10 000
+ * requests); the full log only when recordRequests is on, since it holds every header and body.
+ */
+import { IncomingMessage } from 'http';
+import { EmulatorStats, RecordedRequest } from './types';
+
+export class Recorder {
+	readonly requests: RecordedRequest[] = [];
+	readonly fileRequests: RecordedRequest[] = [];
+	private counts = { api: 0, files: 0 };
+	private byStatus: Record<'api' | 'files', Record<string, number>> = { api: {}, files: {} };
+
+	constructor(private readonly keepLog: boolean) {}
+
+	/** Called on arrival, so the log is in arrival order even when answers finish out of order. */
+	begin(
+		origin: 'api' | 'files',
+		req: IncomingMessage,
+		path: string,
+		query: Record<string, string>,
+	): RecordedRequest {
+		const record: RecordedRequest = {
+			origin,
+			method: req.method ?? 'GET',
+			path,
+			query,
+			headers: { ...req.headers },
+			body: '',
+			status: 'hang', // replaced by finish(); stays 'hang' for a request never answered
+			at: Date.now(),
+		};
+		this.counts[origin]++;
+		if (this.keepLog) (origin === 'api' ? this.requests : this.fileRequests).push(record);
+		return record;
+	}
+
+	finish(record: RecordedRequest, status: RecordedRequest['status']): void {
+		record.status = status;
+		const counts = this.byStatus[record.origin];
+		counts[String(status)] = (counts[String(status)] ?? 0) + 1;
+	}
+
+	stats(leads: number): EmulatorStats {
+		return {
+			requests: this.counts.api,
+			byStatus: { ...this.byStatus.api },
+			leads,
+			fileRequests: this.counts.files,
+			fileByStatus: { ...this.byStatus.files },
+		};
+	}
+
+	clear(): void {
+		// Emptied in place: callers may hold a reference to the arrays.
+		this.requests.length = 0;
+		this.fileRequests.length = 0;
+		this.counts = { api: 0, files: 0 };
+		this.byStatus = { api: {}, files: {} };
+	}
+}

@@ -1,0 +1,317 @@
+/**
+ * Wires the pieces into two HTTP servers: the API origin (/v1 routes + /__emulator/ control
+ * routes) and the file origin (signed recordings). Request pipeline on the API origin, in the
+ * order a FastAPI service behind a gateway would apply it:
+ *
+ *   record -> injected fault (gateway-level: before auth, not rate-limited) -> route (404/405)
+ *   -> auth (401) -> scope (403) -> rate limit (429) -> handler (422/201/200/404)
+ */
+import { createServer, IncomingMessage, Server, ServerResponse } from 'http';
+import { AddressInfo } from 'net';
+import { DEMO_KEY_SCOPES, KeyStore } from './auth';
+import { CallStore, listCalls, ListOptions } from './calls';
+import { CONTROL_PREFIX, ControlTarget, handleControl } from './control';
+import { FaultQueue } from './faults';
+import { serveFile } from './file-host';
+import { BodyTooLargeError, detail, queryRecord, readBody, reasonPhrase, Reply, resetSocket, sendReply } from './http';
+import { importLead, LeadStore } from './leads';
+import { DEFAULT_RATE_LIMIT, RateLimiter } from './rate-limit';
+import { getRecording, UrlSigner } from './recordings';
+import { Recorder } from './recorder';
+import {
+	CallRecord,
+	Emulator,
+	EmulatorOptions,
+	EmulatorStats,
+	Fault,
+	RateLimitConfig,
+	RecordedRequest,
+	Scope,
+	StoredLead,
+} from './types';
+
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const RECORDING_PATH = /^\/v1\/calls\/([^/]+)\/recording$/;
+
+type ResolvedOptions = Required<Omit<EmulatorOptions, 'rateLimit'>> & { rateLimit: RateLimitConfig | false };
+
+function resolveOptions(options: EmulatorOptions): ResolvedOptions {
+	return {
+		keys: options.keys ?? DEMO_KEY_SCOPES,
+		rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
+		seedCalls: options.seedCalls ?? 120,
+		paginationStyle: options.paginationStyle ?? 'data-next_cursor',
+		defaultPageSize: options.defaultPageSize ?? 50,
+		maxPageSize: options.maxPageSize ?? 100,
+		pageSizeOverflow: options.pageSizeOverflow ?? 'clamp',
+		recordingBytes: options.recordingBytes ?? 32 * 1024,
+		signedUrlTtlMs: options.signedUrlTtlMs ?? 15 * 60_000,
+		strictPhone: options.strictPhone ?? true,
+		recordRequests: options.recordRequests ?? true,
+		host: options.host ?? '127.0.0.1',
+		port: options.port ?? 0,
+		fileHostPort: options.fileHostPort ?? 0,
+	};
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+	return new Promise((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(port, host, () => {
+			server.off('error', reject);
+			resolve((server.address() as AddressInfo).port);
+		});
+	});
+}
+
+function close(server: Server): Promise<void> {
+	return new Promise((resolve) => {
+		server.close(() => resolve());
+		// Also ends keep-alive, hung and streaming connections, which close() alone would wait for.
+		server.closeAllConnections();
+	});
+}
+
+function originUrl(host: string, port: number): string {
+	// A wildcard bind address is not something a client can connect to; use loopback in URLs.
+	const connectHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+	return `http://${connectHost.includes(':') ? `[${connectHost}]` : connectHost}:${port}`;
+}
+
+/** The answer to a 'status' fault: a gateway-style error page or a deliberately broken body. */
+function statusFaultReply(fault: Extract<Fault, { kind: 'status' }>): Reply {
+	const body = fault.body ?? JSON.stringify({ detail: reasonPhrase(fault.status) });
+	const contentType =
+		fault.contentType ?? (body.trimStart().startsWith('<') ? 'text/html; charset=utf-8' : 'application/json');
+	const headers: Record<string, string> = { 'Content-Type': contentType };
+	if (fault.retryAfter !== undefined) headers['Retry-After'] = fault.retryAfter;
+	return { status: fault.status, headers, body };
+}
+
+class EmulatorServer implements ControlTarget {
+	baseUrl = '';
+	fileBaseUrl = '';
+	private readonly api = createServer((req, res) => void this.onApi(req, res));
+	private readonly files = createServer((req, res) => void this.onFile(req, res));
+	private readonly keys: KeyStore;
+	private readonly limiter: RateLimiter;
+	private readonly faults = new FaultQueue();
+	private readonly recorder: Recorder;
+	private readonly leadStore = new LeadStore();
+	private readonly callStore = new CallStore();
+	private readonly signer = new UrlSigner();
+	private readonly listOptions: ListOptions;
+
+	constructor(private readonly opts: ResolvedOptions) {
+		this.keys = new KeyStore(opts.keys);
+		this.limiter = new RateLimiter(opts.rateLimit);
+		this.recorder = new Recorder(opts.recordRequests);
+		this.listOptions = {
+			style: opts.paginationStyle,
+			defaultPageSize: opts.defaultPageSize,
+			maxPageSize: opts.maxPageSize,
+			pageSizeOverflow: opts.pageSizeOverflow,
+		};
+		this.callStore.seed(opts.seedCalls);
+	}
+
+	async start(): Promise<void> {
+		const apiPort = await listen(this.api, this.opts.port, this.opts.host);
+		const filePort = await listen(this.files, this.opts.fileHostPort, this.opts.host);
+		this.baseUrl = originUrl(this.opts.host, apiPort);
+		this.fileBaseUrl = originUrl(this.opts.host, filePort);
+	}
+
+	// ---- Emulator interface -------------------------------------------------------------------
+
+	get requests(): RecordedRequest[] {
+		return this.recorder.requests;
+	}
+
+	get fileRequests(): RecordedRequest[] {
+		return this.recorder.fileRequests;
+	}
+
+	get leads(): Map<string, StoredLead> {
+		return this.leadStore.leads;
+	}
+
+	get calls(): CallRecord[] {
+		return this.callStore.calls;
+	}
+
+	inject(fault: Fault): void {
+		this.faults.inject(fault);
+	}
+
+	clearFaults(): void {
+		this.faults.clear();
+	}
+
+	pendingFaults(): ReturnType<FaultQueue['pending']> {
+		return this.faults.pending();
+	}
+
+	setRateLimit(cfg: RateLimitConfig | false): void {
+		this.limiter.configure(cfg);
+	}
+
+	rateLimit(): RateLimitConfig | false {
+		return this.limiter.config;
+	}
+
+	addCalls(n: number, overrides?: Partial<CallRecord>): CallRecord[] {
+		return this.callStore.add(n, overrides);
+	}
+
+	stats(): EmulatorStats {
+		return this.recorder.stats(this.leadStore.leads.size);
+	}
+
+	reset(): void {
+		this.recorder.clear();
+		this.leadStore.clear();
+		this.faults.clear();
+		this.limiter.reset();
+		this.callStore.seed(this.opts.seedCalls);
+	}
+
+	async stop(): Promise<void> {
+		await Promise.all([close(this.api), close(this.files)]);
+	}
+
+	// ---- API origin ---------------------------------------------------------------------------
+
+	private async onApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		const url = new URL(req.url ?? '/', 'http://emulator');
+		const method = req.method ?? 'GET';
+		const query = queryRecord(url.searchParams);
+		try {
+			if (url.pathname.startsWith(CONTROL_PREFIX)) {
+				const body = await readBody(req, MAX_BODY_BYTES);
+				sendReply(res, handleControl(this, method, url.pathname, query, body));
+				return;
+			}
+			const record = this.recorder.begin('api', req, url.pathname, query);
+			const fault = this.faults.take('api', method, url.pathname);
+			if (fault) record.fault = fault.kind;
+			if (fault?.kind === 'reset' && fault.when === 'before-body') {
+				this.recorder.finish(record, 'reset');
+				resetSocket(req);
+				return;
+			}
+
+			let reply: Reply;
+			try {
+				record.body = await readBody(req, MAX_BODY_BYTES);
+				if (fault?.kind === 'hang') return this.recorder.finish(record, 'hang');
+				reply = fault?.kind === 'status' ? statusFaultReply(fault) : this.route(req, url, method, query, record.body);
+			} catch (error) {
+				if (!(error instanceof BodyTooLargeError)) throw error;
+				reply = detail(413, 'Request body too large');
+			}
+
+			if (fault?.kind === 'reset') {
+				// after-body: the request was fully processed (a lead really was upserted); only the
+				// answer is lost, which is exactly when a client must retry an idempotent call safely.
+				this.recorder.finish(record, 'reset');
+				resetSocket(req);
+				return;
+			}
+			sendReply(res, reply, method === 'HEAD');
+			this.recorder.finish(record, reply.status);
+		} catch (error) {
+			this.internalError(res, error);
+		}
+	}
+
+	private route(req: IncomingMessage, url: URL, method: string, query: Record<string, string>, body: string): Reply {
+		const path = url.pathname;
+		if (path === '/v1/leads') {
+			if (method !== 'POST') return detail(405, 'Method Not Allowed', { Allow: 'POST' });
+			return this.guarded(req, 'leads:write', () =>
+				importLead(this.leadStore, body, req.headers['content-type'], this.opts.strictPhone),
+			);
+		}
+		if (path === '/v1/calls') {
+			if (method !== 'GET') return detail(405, 'Method Not Allowed', { Allow: 'GET' });
+			const origin = req.headers.host ? `http://${req.headers.host}` : this.baseUrl;
+			return this.guarded(req, 'calls:read', () =>
+				listCalls(this.callStore, { path, query, search: url.searchParams, origin }, this.listOptions),
+			);
+		}
+		const recording = RECORDING_PATH.exec(path);
+		if (recording) {
+			if (method !== 'GET') return detail(405, 'Method Not Allowed', { Allow: 'GET' });
+			return this.guarded(req, 'recordings:read', () =>
+				getRecording(this.callStore, this.signer, recording[1], {
+					fileBaseUrl: this.fileBaseUrl,
+					ttlMs: this.opts.signedUrlTtlMs,
+					sizeBytes: this.opts.recordingBytes,
+				}),
+			);
+		}
+		return detail(404, 'Not Found');
+	}
+
+	/** Auth, scope and rate limit in front of a handler. */
+	private guarded(req: IncomingMessage, scope: Scope, handler: () => Reply): Reply {
+		const auth = this.keys.authorize(req.headers.authorization, scope);
+		if (!auth.ok) return auth.reply;
+		const decision = this.limiter.take(auth.key);
+		if (!decision.ok) {
+			return detail(429, 'Rate limit exceeded', { 'Retry-After': String(decision.retryAfterSeconds) });
+		}
+		return handler();
+	}
+
+	// ---- File origin --------------------------------------------------------------------------
+
+	private async onFile(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		const url = new URL(req.url ?? '/', 'http://files');
+		const method = req.method ?? 'GET';
+		const query = queryRecord(url.searchParams);
+		try {
+			const record = this.recorder.begin('files', req, url.pathname, query);
+			const fault = this.faults.take('files', method, url.pathname);
+			if (fault) record.fault = fault.kind;
+			if (fault?.kind === 'reset') {
+				this.recorder.finish(record, 'reset');
+				resetSocket(req);
+				return;
+			}
+			req.resume(); // GET: nothing to read, but drain whatever was sent
+			if (fault?.kind === 'hang') return this.recorder.finish(record, 'hang');
+			if (fault?.kind === 'status') {
+				const reply = statusFaultReply(fault);
+				sendReply(res, reply, method === 'HEAD');
+				return this.recorder.finish(record, reply.status);
+			}
+			const deps = {
+				store: this.callStore,
+				signer: this.signer,
+				sizeBytes: this.opts.recordingBytes,
+				signedUrlsExpired: () => this.faults.signedUrlsExpired,
+			};
+			const truncate = fault?.kind === 'truncate';
+			await serveFile(req, res, url.pathname, query, deps, truncate, (status) =>
+				this.recorder.finish(record, status),
+			);
+		} catch (error) {
+			this.internalError(res, error);
+		}
+	}
+
+	private internalError(res: ServerResponse, error: unknown): void {
+		// A bug in the emulator must be loud in test output, but still answer like a real server.
+		console.error('[emulator] internal error:', error);
+		if (!res.headersSent) sendReply(res, { status: 500, headers: { 'Content-Type': 'text/plain' }, body: 'Internal Server Error' });
+		else res.destroy();
+	}
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+	const emulator = new EmulatorServer(resolveOptions(options));
+	await emulator.start();
+	return emulator;
+}

@@ -1,0 +1,179 @@
+/**
+ * Public types of the API emulator. The shapes here are a contract with the node's test suites
+ * (in-process and over HTTP), so change them only together with those suites.
+ */
+
+export type Scope = 'leads:write' | 'calls:read' | 'recordings:read';
+
+export interface ApiKey {
+	key: string;
+	scopes: Scope[];
+}
+
+export type RateLimitAlgorithm = 'sliding-log' | 'fixed-window' | 'token-bucket';
+
+export interface RateLimitConfig {
+	limit: number;
+	windowMs: number;
+	/** Default 'sliding-log'. */
+	algorithm?: RateLimitAlgorithm;
+	/** Token bucket capacity; default = limit. Ignored by the other algorithms. */
+	burst?: number;
+}
+
+export type PaginationStyle =
+	| 'data-next_cursor' // { data: [...], next_cursor: string | null }
+	| 'items-nextCursor' // { items: [...], nextCursor: string | null }
+	| 'calls-next-token' // { calls: [...], next: string | null } (token)
+	| 'results-next-url' // { results: [...], next: absolute URL | null } (DRF-like)
+	| 'array-link-header'; // top-level array + `Link: <url>; rel="next"` when there is more
+
+export interface EmulatorOptions {
+	/** Default: the DEMO_KEYS with their obvious scopes. */
+	keys?: ApiKey[];
+	/** Default { limit: 60, windowMs: 60000, algorithm: 'sliding-log' }; false = unlimited. */
+	rateLimit?: RateLimitConfig | false;
+	/** Default 120. */
+	seedCalls?: number;
+	/** Default 'data-next_cursor'. */
+	paginationStyle?: PaginationStyle;
+	/** Default 50. */
+	defaultPageSize?: number;
+	/** Default 100. */
+	maxPageSize?: number;
+	/** What a `limit` above maxPageSize does: 'clamp' (default) or 'reject' (422 less_than_equal). */
+	pageSizeOverflow?: 'clamp' | 'reject';
+	/** Size of every recording file in bytes; default 32 KiB. Always streamed. */
+	recordingBytes?: number;
+	/** Lifetime of signed recording URLs; default 15 minutes. */
+	signedUrlTtlMs?: number;
+	/** Default true: phone_e164 must match ^\+[1-9]\d{1,14}$. */
+	strictPhone?: boolean;
+	/** Default true; false keeps only the counters of stats() (for 10k-request benchmarks). */
+	recordRequests?: boolean;
+	/** Default 127.0.0.1. */
+	host?: string;
+	/** Default 0 (random). */
+	port?: number;
+	/** Default 0 (random). */
+	fileHostPort?: number;
+}
+
+export interface RecordedRequest {
+	origin: 'api' | 'files';
+	method: string;
+	/** Path without the query string, as sent (not URL-decoded). */
+	path: string;
+	query: Record<string, string>;
+	headers: Record<string, string | string[] | undefined>;
+	body: string;
+	status: number | 'reset' | 'hang';
+	/** ms since the epoch, at arrival. */
+	at: number;
+	/** Set when an injected fault decided (or damaged) the answer. Extension. */
+	fault?: Fault['kind'];
+}
+
+/**
+ * A path filter: a string matches the exact path, or every path below it when it ends in '/'
+ * (for example '/recordings/'); a RegExp is tested against the path.
+ */
+export type PathMatcher = string | RegExp;
+
+/**
+ * Faults are consumed FIFO: each request takes the first queued fault that matches it.
+ * `origin` (extension) limits a fault to one server; without it, status/reset/hang faults match
+ * requests on both origins.
+ */
+export type Fault =
+	| {
+			kind: 'status';
+			status: number;
+			count?: number;
+			/** Sent verbatim as the Retry-After header; omitted when undefined. */
+			retryAfter?: string;
+			/** Default: {"detail":"<reason phrase>"} as JSON. */
+			body?: string;
+			/** Default: application/json, or text/html when the body starts with '<'. */
+			contentType?: string;
+			path?: PathMatcher;
+			method?: string;
+			origin?: 'api' | 'files';
+	  }
+	| {
+			kind: 'reset';
+			when: 'before-body' | 'after-body';
+			count?: number;
+			path?: PathMatcher;
+			method?: string;
+			origin?: 'api' | 'files';
+	  }
+	| { kind: 'hang'; count?: number; path?: PathMatcher; method?: string; origin?: 'api' | 'files' }
+	| { kind: 'truncate'; count?: number; path?: PathMatcher }
+	| { kind: 'expire-signed-urls' };
+
+export interface StoredLead {
+	id: string;
+	phone_e164: string;
+	name: string | null;
+	campaign_id: string | null;
+	contact_type: string | null;
+	legal_basis: string | null;
+	created_at: string;
+	updated_at: string;
+	/** How many accepted imports wrote this lead (1 = created, never updated). Not sent by the API. */
+	writes: number;
+}
+
+export type CallDirection = 'inbound' | 'outbound';
+export type CallStatus = 'completed' | 'missed' | 'voicemail';
+
+export interface CallRecord {
+	id: string;
+	created_at: string;
+	started_at: string;
+	ended_at: string;
+	duration_seconds: number;
+	direction: CallDirection;
+	from_e164: string;
+	to_e164: string;
+	status: CallStatus;
+	lead_id: string | null;
+	has_recording: boolean;
+}
+
+export interface EmulatorStats {
+	/** API-origin requests (control routes excluded), counted even when recordRequests is false. */
+	requests: number;
+	/** API-origin answers by status: '201', '429', 'reset', 'hang', ... */
+	byStatus: Record<string, number>;
+	leads: number;
+	/** File-origin counterparts (extension). */
+	fileRequests: number;
+	fileByStatus: Record<string, number>;
+}
+
+export interface Emulator {
+	/** e.g. http://127.0.0.1:43123 (no trailing slash). */
+	baseUrl: string;
+	/** Second origin (other port) serving signed recordings. */
+	fileBaseUrl: string;
+	/** API origin, in arrival order, including 401/403/422/429 and faults. */
+	readonly requests: RecordedRequest[];
+	readonly fileRequests: RecordedRequest[];
+	/** Keyed by phone_e164. */
+	readonly leads: Map<string, StoredLead>;
+	/** In list order (newest first). */
+	readonly calls: CallRecord[];
+	inject(fault: Fault): void;
+	clearFaults(): void;
+	/** Also resets the limiter state. */
+	setRateLimit(cfg: RateLimitConfig | false): void;
+	/** New calls become the newest (front of the list). */
+	addCalls(n: number, overrides?: Partial<CallRecord>): CallRecord[];
+	stats(): EmulatorStats;
+	/** Clears requests, leads, faults and limiter state, and re-seeds the calls. */
+	reset(): void;
+	/** Closes both servers and destroys open sockets, hung ones included. */
+	stop(): Promise<void>;
+}

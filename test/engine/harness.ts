@@ -1,0 +1,205 @@
+/**
+ * Runs workflow JSON through n8n-core's real execution engine (`WorkflowExecute`), with our
+ * node and credential loaded the way n8n loads them. Only the credential store is replaced
+ * (credentials come from the test instead of n8n's encrypted database).
+ */
+import { Container } from '@n8n/di';
+import { BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialType,
+	IExecuteData,
+	IHttpRequestOptions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IRunExecutionData,
+	IVersionedNodeType,
+	IWorkflowBase,
+	IWorkflowExecuteAdditionalData,
+} from 'n8n-workflow';
+import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
+
+import { LeadCallAccessApi } from '../../credentials/LeadCallAccessApi.credentials';
+import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
+import { TestItems } from './TestItems.node';
+
+export const PACKAGE = 'n8n-nodes-lead-call-access';
+export const NODE_TYPE = `${PACKAGE}.leadCallAccess`;
+export const TRIGGER_TYPE = `${PACKAGE}.leadCallAccessTrigger`;
+
+const nodeTypesByName: Record<string, INodeType | IVersionedNodeType> = {
+	[NODE_TYPE]: new LeadCallAccess(),
+	'test.items': new TestItems(),
+};
+const credentialTypes: Record<string, ICredentialType> = {
+	leadCallAccessApi: new LeadCallAccessApi(),
+};
+
+/** Lets the trigger's suite add its node without this file knowing about it. */
+export function registerNodeType(name: string, nodeType: INodeType): void {
+	nodeTypesByName[name] = nodeType;
+}
+
+export const nodeTypes: INodeTypes = {
+	getByName: (name) => nodeTypesByName[name],
+	getByNameAndVersion: (name, version) =>
+		NodeHelpers.getVersionedNodeType(nodeTypesByName[name], version),
+	getKnownTypes: () => ({}),
+};
+
+/** n8n's credential helper, minus the encrypted store: same `authenticate` path as n8n. */
+class TestCredentialsHelper extends ICredentialsHelper {
+	constructor(private readonly data: Record<string, ICredentialDataDecryptedObject>) {
+		super();
+	}
+	getParentTypes() {
+		return [];
+	}
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		const type = credentialTypes[typeName];
+		if (typeof type.authenticate === 'function') {
+			return await type.authenticate(credentials, requestOptions);
+		}
+		throw new Error(`Credential type ${typeName} has no authenticate function`);
+	}
+	async preAuthentication() {
+		return undefined;
+	}
+	async runPreAuthentication() {
+		return undefined;
+	}
+	async getCredentials(): Promise<never> {
+		throw new Error('not used by these tests');
+	}
+	async getDecrypted(_additionalData: unknown, _nodeCredentials: unknown, type: string) {
+		const data = this.data[type];
+		if (!data) throw new Error(`No test credentials of type ${type}`);
+		return { ...data };
+	}
+	async updateCredentials() {}
+	async updateCredentialsOauthTokenData() {}
+	getCredentialsProperties() {
+		return [];
+	}
+	isCredentialUsableByNode() {
+		return true;
+	}
+}
+
+let binaryDataReady: Promise<void> | undefined;
+async function ensureBinaryDataService(): Promise<void> {
+	binaryDataReady ??= Container.get(BinaryDataService).init();
+	await binaryDataReady;
+}
+
+export interface TestCredentials {
+	baseUrl: string;
+	apiKey: string;
+	requestsPerMinute?: number;
+}
+
+export function additionalDataFor(
+	credentials: TestCredentials,
+	hooks?: ExecutionLifecycleHooks,
+): IWorkflowExecuteAdditionalData {
+	const credentialsHelper = new TestCredentialsHelper({
+		leadCallAccessApi: { requestsPerMinute: 0, ...credentials },
+	});
+	return {
+		credentialsHelper,
+		hooks,
+		executeWorkflow: async () => {
+			throw new Error('not used');
+		},
+		restApiUrl: 'http://127.0.0.1:5678/rest',
+		instanceBaseUrl: 'http://127.0.0.1:5678/',
+		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
+		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
+		variables: {},
+		currentNodeParameters: undefined,
+		userId: 'test-user',
+		setExecutionStatus: () => {},
+		logAiEvent: () => {},
+		startRunnerTask: async () => {
+			throw new Error('not used');
+		},
+		getRunExecutionData: async () => undefined,
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+export interface NodeOutput {
+	/** Output 0 (the success branch). */
+	success: INodeExecutionData[];
+	/** Output 1 when "On Error" is "Continue (using error output)". */
+	error: INodeExecutionData[];
+}
+
+export interface WorkflowResult {
+	run: IRun;
+	/** The execution's error when a node stopped the workflow. */
+	error: IRun['data']['resultData']['error'];
+	output(nodeName: string): NodeOutput;
+}
+
+/** Executes a workflow like n8n's manual run: from its first node, to the end. */
+export async function runWorkflow(
+	workflowData: IWorkflowBase,
+	credentials: TestCredentials,
+): Promise<WorkflowResult> {
+	await ensureBinaryDataService();
+	const workflow = new Workflow({
+		id: workflowData.id ?? 'test',
+		name: workflowData.name,
+		nodes: workflowData.nodes,
+		connections: workflowData.connections,
+		nodeTypes,
+		settings: workflowData.settings,
+		active: false,
+	});
+	const hooks = new ExecutionLifecycleHooks('manual', 'test-execution', workflowData);
+	let resolveRun: (run: IRun) => void = () => {};
+	const finished = new Promise<IRun>((resolve) => (resolveRun = resolve));
+	hooks.addHandler('workflowExecuteAfter', (run) => resolveRun(run));
+
+	const startNode = workflowData.nodes.find((node) => node.type === 'test.items') ?? workflowData.nodes[0];
+	const start: IExecuteData = {
+		node: workflow.getNode(startNode.name)!,
+		data: { main: [[{ json: {} }]] },
+		source: null,
+	};
+	const runExecutionData: IRunExecutionData = {
+		resultData: { runData: {} },
+		executionData: {
+			contextData: {},
+			metadata: {},
+			nodeExecutionStack: [start],
+			waitingExecution: {},
+			waitingExecutionSource: {},
+		},
+	} as unknown as IRunExecutionData;
+
+	const execute = new WorkflowExecute(
+		additionalDataFor(credentials, hooks),
+		'manual',
+		runExecutionData,
+	);
+	await execute.processRunExecutionData(workflow);
+	const run = await finished;
+	return {
+		run,
+		error: run.data.resultData.error,
+		output(nodeName) {
+			const task = run.data.resultData.runData[nodeName]?.[0];
+			const main = task?.data?.main ?? [];
+			return { success: main[0] ?? [], error: main[1] ?? [] };
+		},
+	};
+}
