@@ -37,8 +37,20 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } 
 		if (!/^\d+$/.test(raw)) throw new Error(`--${name} must be a non-negative integer, got ${raw}`);
 		return Number(raw);
 	};
-	const known = ['host', 'port', 'file-port', 'rate-limit', 'window-ms', 'algorithm', 'burst', 'calls', 'pagination', 'recording-bytes'];
-	for (const name of flags.keys()) if (!known.includes(name)) throw new Error(`unknown flag --${name}`);
+	const known = [
+		'host',
+		'port',
+		'file-port',
+		'rate-limit',
+		'window-ms',
+		'algorithm',
+		'burst',
+		'calls',
+		'pagination',
+		'recording-bytes',
+	];
+	for (const name of flags.keys())
+		if (!known.includes(name)) throw new Error(`unknown flag --${name}`);
 
 	const limitRaw = flags.get('rate-limit');
 	const off = limitRaw === 'off' || limitRaw === '0';
@@ -66,7 +78,13 @@ async function main(): Promise<void> {
 	const { options, json } = parseArgs(process.argv.slice(2));
 	const emulator = await startEmulator(options);
 	if (json) {
-		console.log(JSON.stringify({ baseUrl: emulator.baseUrl, fileBaseUrl: emulator.fileBaseUrl, keys: DEMO_KEY_SCOPES }));
+		console.log(
+			JSON.stringify({
+				baseUrl: emulator.baseUrl,
+				fileBaseUrl: emulator.fileBaseUrl,
+				keys: DEMO_KEY_SCOPES,
+			}),
+		);
 	} else {
 		const limit = options.rateLimit;
 		console.log('Lead & Call Access API emulator');

@@ -3,7 +3,14 @@
  * another process (for example under a real n8n). Mirrors the in-process Emulator methods.
  */
 import { serializeFault, SerializedFault } from './faults';
-import { CallRecord, EmulatorStats, Fault, RateLimitConfig, RecordedRequest, StoredLead } from './types';
+import {
+	CallRecord,
+	EmulatorStats,
+	Fault,
+	RateLimitConfig,
+	RecordedRequest,
+	StoredLead,
+} from './types';
 
 export interface EmulatorState {
 	baseUrl: string;
@@ -37,7 +44,8 @@ export function connectEmulator(baseUrl: string): EmulatorControl {
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
 		const text = await response.text();
-		if (!response.ok) throw new Error(`emulator control ${method} ${path}: ${response.status} ${text}`);
+		if (!response.ok)
+			throw new Error(`emulator control ${method} ${path}: ${response.status} ${text}`);
 		return JSON.parse(text) as T;
 	};
 	return {

@@ -68,9 +68,13 @@ export function handleControl(
 				target.setRateLimit(parseJson(body) as RateLimitConfig | false);
 				return json(200, { rateLimit: target.rateLimit() });
 			case 'POST /calls': {
-				const input = (parseJson(body) ?? {}) as { count?: unknown; overrides?: Partial<CallRecord> };
+				const input = (parseJson(body) ?? {}) as {
+					count?: unknown;
+					overrides?: Partial<CallRecord>;
+				};
 				const count = input.count ?? 1;
-				if (!Number.isInteger(count) || (count as number) < 0) throw new Error('count must be a non-negative integer');
+				if (!Number.isInteger(count) || (count as number) < 0)
+					throw new Error('count must be a non-negative integer');
 				return json(201, { calls: target.addCalls(count as number, input.overrides ?? {}) });
 			}
 			case 'POST /reset':

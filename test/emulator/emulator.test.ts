@@ -33,7 +33,8 @@ async function importLead(
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are checked by the assertions
 const read = (response: Response): Promise<any> => response.json();
 
-const get = (url: string, key: string = DEMO_KEYS.full): Promise<Response> => fetch(url, { headers: bearer(key) });
+const get = (url: string, key: string = DEMO_KEYS.full): Promise<Response> =>
+	fetch(url, { headers: bearer(key) });
 
 /** Waits until the emulator is at a point `ms` after `t0` (Date.now() based). */
 const until = (t0: number, ms: number): Promise<void> => sleep(Math.max(0, t0 + ms - Date.now()));
@@ -69,7 +70,9 @@ describe('keys and auth', () => {
 		expect(missing.headers.get('www-authenticate')).toBe('Bearer');
 		expect(await read(missing)).toEqual({ detail: 'Not authenticated' });
 
-		const malformed = await fetch(`${emu.baseUrl}/v1/calls`, { headers: { Authorization: `Token ${DEMO_KEYS.full}` } });
+		const malformed = await fetch(`${emu.baseUrl}/v1/calls`, {
+			headers: { Authorization: `Token ${DEMO_KEYS.full}` },
+		});
 		expect(await read(malformed)).toEqual({ detail: 'Not authenticated' });
 
 		const unknown = await get(`${emu.baseUrl}/v1/calls`, `pf_live_${'x'.repeat(43)}`);
@@ -85,9 +88,14 @@ describe('keys and auth', () => {
 		const calls = await get(`${emu.baseUrl}/v1/calls`, DEMO_KEYS.leadsOnly);
 		expect(await read(calls)).toEqual({ detail: 'API key lacks required scope: calls:read' });
 
-		const recording = await get(`${emu.baseUrl}/v1/calls/call_000001/recording`, DEMO_KEYS.callsOnly);
+		const recording = await get(
+			`${emu.baseUrl}/v1/calls/call_000001/recording`,
+			DEMO_KEYS.callsOnly,
+		);
 		expect(recording.status).toBe(403);
-		expect(await read(recording)).toEqual({ detail: 'API key lacks required scope: recordings:read' });
+		expect(await read(recording)).toEqual({
+			detail: 'API key lacks required scope: recordings:read',
+		});
 		expect(emu.leads.size).toBe(0);
 	});
 
@@ -104,8 +112,25 @@ describe('POST /v1/leads validation (422)', () => {
 		const response = await importLead(emu, '{"phone_e164": }');
 		expect(response.status).toBe(422);
 		const [error] = (await read(response)).detail;
-		expect(error).toMatchObject({ type: 'json_invalid', loc: ['body', 15], msg: 'JSON decode error', input: {} });
-		expect(typeof error.ctx.error).toBe('string');
+		expect(error).toMatchObject({
+			type: 'json_invalid',
+			loc: ['body', 15],
+			msg: 'JSON decode error',
+			input: {},
+		});
+		expect(error.ctx).toEqual({ error: 'Expecting value' });
+	});
+
+	it.each([
+		['{"phone_e164" "+1"}', 14, "Expecting ':' delimiter"],
+		['{"phone_e164": "+1",}', 20, 'Expecting property name enclosed in double quotes'],
+		['{"phone_e164": "+1" "name"}', 20, "Expecting ',' delimiter"],
+		['{"phone_e164": "+1', 15, 'Unterminated string starting at'],
+		['{} x', 3, 'Extra data'],
+		["{'phone_e164': 1}", 1, 'Expecting property name enclosed in double quotes'],
+	])('locates JSON errors like Python: %s', async (text, pos, message) => {
+		const [error] = (await read(await importLead(emu, text))).detail;
+		expect(error).toMatchObject({ loc: ['body', pos], ctx: { error: message } });
 	});
 
 	it('rejects a non-object body and an empty body', async () => {
@@ -119,26 +144,55 @@ describe('POST /v1/leads validation (422)', () => {
 			},
 		]);
 		const empty = await importLead(emu, '');
-		expect((await read(empty)).detail).toEqual([{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }]);
+		expect((await read(empty)).detail).toEqual([
+			{ type: 'missing', loc: ['body'], msg: 'Field required', input: null },
+		]);
 	});
 
 	it('treats a non-JSON content type as a raw body, as FastAPI does', async () => {
-		const response = await importLead(emu, '{"phone_e164":"+14155552671"}', DEMO_KEYS.full, 'text/plain');
+		const response = await importLead(
+			emu,
+			'{"phone_e164":"+14155552671"}',
+			DEMO_KEYS.full,
+			'text/plain',
+		);
 		expect(response.status).toBe(422);
-		expect((await read(response)).detail[0]).toMatchObject({ type: 'model_attributes_type', loc: ['body'] });
+		expect((await read(response)).detail[0]).toMatchObject({
+			type: 'model_attributes_type',
+			loc: ['body'],
+		});
 	});
 
 	it('reports every problem at once: missing phone and wrong types', async () => {
-		const body = { name: 5, campaign_id: null, contact_type: ['x'], legal_basis: 'consent', extra: 1 };
+		const body = {
+			name: 5,
+			campaign_id: null,
+			contact_type: ['x'],
+			legal_basis: 'consent',
+			extra: 1,
+		};
 		const response = await importLead(emu, body);
 		expect(response.status).toBe(422);
 		expect((await read(response)).detail).toEqual([
 			{ type: 'missing', loc: ['body', 'phone_e164'], msg: 'Field required', input: body },
-			{ type: 'string_type', loc: ['body', 'name'], msg: 'Input should be a valid string', input: 5 },
-			{ type: 'string_type', loc: ['body', 'contact_type'], msg: 'Input should be a valid string', input: ['x'] },
+			{
+				type: 'string_type',
+				loc: ['body', 'name'],
+				msg: 'Input should be a valid string',
+				input: 5,
+			},
+			{
+				type: 'string_type',
+				loc: ['body', 'contact_type'],
+				msg: 'Input should be a valid string',
+				input: ['x'],
+			},
 		]);
 		const nullPhone = await importLead(emu, { phone_e164: null });
-		expect((await read(nullPhone)).detail[0]).toMatchObject({ type: 'string_type', loc: ['body', 'phone_e164'] });
+		expect((await read(nullPhone)).detail[0]).toMatchObject({
+			type: 'string_type',
+			loc: ['body', 'phone_e164'],
+		});
 	});
 
 	it('checks E.164 when strictPhone is on, and not when it is off', async () => {
@@ -159,7 +213,12 @@ describe('POST /v1/leads validation (422)', () => {
 
 describe('POST /v1/leads upsert', () => {
 	it('creates, then updates by phone: omitted fields kept, null clears, unknown fields ignored', async () => {
-		const first = await importLead(emu, { phone_e164: '+14155552671', name: 'Ada', campaign_id: 'c1', foo: 'bar' });
+		const first = await importLead(emu, {
+			phone_e164: '+14155552671',
+			name: 'Ada',
+			campaign_id: 'c1',
+			foo: 'bar',
+		});
 		expect(first.status).toBe(201);
 		const created = await read(first);
 		expect(created).toMatchObject({
@@ -173,7 +232,11 @@ describe('POST /v1/leads upsert', () => {
 		});
 		expect(created).not.toHaveProperty('foo');
 
-		const second = await importLead(emu, { phone_e164: '+14155552671', campaign_id: null, legal_basis: 'consent' });
+		const second = await importLead(emu, {
+			phone_e164: '+14155552671',
+			campaign_id: null,
+			legal_basis: 'consent',
+		});
 		expect(second.status).toBe(201);
 		expect(await read(second)).toMatchObject({
 			id: 'lead_1',
@@ -238,10 +301,12 @@ describe('GET /v1/calls', () => {
 		expect(response.status).toBe(200);
 		const body = await read(response);
 		const link = response.headers.get('link');
-		const list: CallRecord[] = Array.isArray(body) ? body : body.data ?? body.items ?? body.calls ?? body.results;
+		const list: CallRecord[] = Array.isArray(body)
+			? body
+			: (body.data ?? body.items ?? body.calls ?? body.results);
 		const next = Array.isArray(body)
 			? (link && /<([^>]+)>;\s*rel="next"/.exec(link)?.[1]) || null
-			: body.next_cursor ?? body.nextCursor ?? body.next ?? null;
+			: (body.next_cursor ?? body.nextCursor ?? body.next ?? null);
 		return { ids: list.map((call) => call.id), next, body };
 	}
 
@@ -253,29 +318,36 @@ describe('GET /v1/calls', () => {
 		'array-link-header',
 	];
 
-	it.each(styles)('%s: pages never duplicate or skip when calls are added mid-way', async (style) => {
-		const paged = await start({ rateLimit: false, paginationStyle: style, seedCalls: 25 });
-		const expected = paged.calls.map((call) => call.id);
-		const ids: string[] = [];
-		let next: string | null = null;
-		let pages = 0;
-		do {
-			const url: string =
-				next === null
-					? `${paged.baseUrl}/v1/calls?limit=10&unknown=1`
-					: next.startsWith('http')
-						? next
-						: `${paged.baseUrl}/v1/calls?limit=10&cursor=${encodeURIComponent(next)}`;
-			if (next !== null) expect(url.startsWith(`${paged.baseUrl}/v1/calls?`)).toBe(true);
-			const result = await page(url);
-			ids.push(...result.ids);
-			next = result.next;
-			if (++pages === 1) paged.addCalls(3); // new calls at the front must not shift later pages
-		} while (next !== null);
-		expect(pages).toBe(3);
-		expect(ids).toEqual(expected);
-		expect(paged.calls.slice(0, 3).map((call) => call.id)).toEqual(['call_000028', 'call_000027', 'call_000026']);
-	});
+	it.each(styles)(
+		'%s: pages never duplicate or skip when calls are added mid-way',
+		async (style) => {
+			const paged = await start({ rateLimit: false, paginationStyle: style, seedCalls: 25 });
+			const expected = paged.calls.map((call) => call.id);
+			const ids: string[] = [];
+			let next: string | null = null;
+			let pages = 0;
+			do {
+				const url: string =
+					next === null
+						? `${paged.baseUrl}/v1/calls?limit=10&unknown=1`
+						: next.startsWith('http')
+							? next
+							: `${paged.baseUrl}/v1/calls?limit=10&cursor=${encodeURIComponent(next)}`;
+				if (next !== null) expect(url.startsWith(`${paged.baseUrl}/v1/calls?`)).toBe(true);
+				const result = await page(url);
+				ids.push(...result.ids);
+				next = result.next;
+				if (++pages === 1) paged.addCalls(3); // new calls at the front must not shift later pages
+			} while (next !== null);
+			expect(pages).toBe(3);
+			expect(ids).toEqual(expected);
+			expect(paged.calls.slice(0, 3).map((call) => call.id)).toEqual([
+				'call_000028',
+				'call_000027',
+				'call_000026',
+			]);
+		},
+	);
 
 	it('seeds deterministic calls, newest first, with strictly decreasing created_at', async () => {
 		const other = await start({ rateLimit: false });
@@ -283,7 +355,9 @@ describe('GET /v1/calls', () => {
 		expect(emu.calls).toHaveLength(120);
 		expect(emu.calls[0].id).toBe('call_000120');
 		for (let i = 1; i < emu.calls.length; i++) {
-			expect(Date.parse(emu.calls[i - 1].created_at)).toBeGreaterThan(Date.parse(emu.calls[i].created_at));
+			expect(Date.parse(emu.calls[i - 1].created_at)).toBeGreaterThan(
+				Date.parse(emu.calls[i].created_at),
+			);
 		}
 		expect(emu.calls.some((call) => call.has_recording)).toBe(true);
 		expect(emu.calls.some((call) => !call.has_recording)).toBe(true);
@@ -293,12 +367,18 @@ describe('GET /v1/calls', () => {
 	});
 
 	it('applies filters, and says there is no next page exactly on the last one', async () => {
-		const inbound = emu.calls.filter((call) => call.direction === 'inbound' && call.status === 'completed');
+		const inbound = emu.calls.filter(
+			(call) => call.direction === 'inbound' && call.status === 'completed',
+		);
 		const after = emu.calls[30].created_at;
-		const { body } = await page(`${emu.baseUrl}/v1/calls?direction=inbound&status=completed&limit=100`);
+		const { body } = await page(
+			`${emu.baseUrl}/v1/calls?direction=inbound&status=completed&limit=100`,
+		);
 		expect((body as { data: CallRecord[] }).data).toEqual(inbound);
 		expect((body as { next_cursor: null }).next_cursor).toBeNull();
-		const recent = await page(`${emu.baseUrl}/v1/calls?created_after=${encodeURIComponent(after)}&limit=30`);
+		const recent = await page(
+			`${emu.baseUrl}/v1/calls?created_after=${encodeURIComponent(after)}&limit=30`,
+		);
 		expect(recent.ids).toEqual(emu.calls.slice(0, 30).map((call) => call.id));
 		expect(recent.next).toBeNull();
 	});
@@ -306,10 +386,17 @@ describe('GET /v1/calls', () => {
 	it('validates limit, cursor and enum filters; clamps or rejects large pages', async () => {
 		const bad = await get(`${emu.baseUrl}/v1/calls?limit=ten`);
 		expect(bad.status).toBe(422);
-		expect((await read(bad)).detail[0]).toMatchObject({ type: 'int_parsing', loc: ['query', 'limit'], input: 'ten' });
+		expect((await read(bad)).detail[0]).toMatchObject({
+			type: 'int_parsing',
+			loc: ['query', 'limit'],
+			input: 'ten',
+		});
 		expect((await get(`${emu.baseUrl}/v1/calls?limit=0`)).status).toBe(422);
 		const direction = await get(`${emu.baseUrl}/v1/calls?direction=sideways`);
-		expect((await read(direction)).detail[0]).toMatchObject({ type: 'enum', loc: ['query', 'direction'] });
+		expect((await read(direction)).detail[0]).toMatchObject({
+			type: 'enum',
+			loc: ['query', 'direction'],
+		});
 		const cursor = await get(`${emu.baseUrl}/v1/calls?cursor=garbage`);
 		expect(cursor.status).toBe(400);
 		expect(await read(cursor)).toEqual({ detail: 'Invalid cursor' });
@@ -359,7 +446,11 @@ describe('recordings and the file host', () => {
 			size_bytes: 300_000,
 			duration_seconds: call.duration_seconds,
 		});
-		expect(body.url).toMatch(new RegExp(`^${files.fileBaseUrl}/recordings/${call.id}\\.mp3\\?expires=\\d+&signature=[0-9a-f]{64}$`));
+		expect(body.url).toMatch(
+			new RegExp(
+				`^${files.fileBaseUrl}/recordings/${call.id}\\.mp3\\?expires=\\d+&signature=[0-9a-f]{64}$`,
+			),
+		);
 		expect(Date.parse(body.expires_at)).toBeGreaterThan(Date.now() + 14 * 60_000);
 
 		const file = await fetch(body.url);
@@ -386,16 +477,24 @@ describe('recordings and the file host', () => {
 		const url = await signedUrl();
 		const withAuth = await fetch(url, { headers: bearer(DEMO_KEYS.full) });
 		expect(withAuth.status).toBe(400);
-		expect(await withAuth.text()).toContain('<Code>InvalidArgument</Code><Message>Only one auth mechanism allowed</Message>');
+		expect(await withAuth.text()).toContain(
+			'<Code>InvalidArgument</Code><Message>Only one auth mechanism allowed</Message>',
+		);
 
-		const tampered = await fetch(url.replace(/signature=./, (s) => (s.endsWith('0') ? `${s.slice(0, -1)}1` : `${s.slice(0, -1)}0`)));
+		const tampered = await fetch(
+			url.replace(/signature=./, (s) =>
+				s.endsWith('0') ? `${s.slice(0, -1)}1` : `${s.slice(0, -1)}0`,
+			),
+		);
 		expect(tampered.status).toBe(403);
 
 		files.inject({ kind: 'expire-signed-urls' });
 		const expired = await fetch(url);
 		expect(expired.status).toBe(403);
 		expect(expired.headers.get('content-type')).toBe('application/xml');
-		expect(await expired.text()).toContain('<Code>AccessDenied</Code><Message>Request has expired</Message>');
+		expect(await expired.text()).toContain(
+			'<Code>AccessDenied</Code><Message>Request has expired</Message>',
+		);
 		files.clearFaults();
 		expect((await fetch(url)).status).toBe(200);
 	});
@@ -440,7 +539,12 @@ describe('fault injection', () => {
 		emu.inject({ kind: 'status', status: 503, count: 2 });
 		emu.inject({ kind: 'status', status: 429, retryAfter: 'Wed, 21 Oct 2015 07:28:00 GMT' });
 		emu.inject({ kind: 'status', status: 502, body: '<html><body>Bad gateway</body></html>' });
-		emu.inject({ kind: 'status', status: 201, body: '{"id": "lead_', contentType: 'application/json' });
+		emu.inject({
+			kind: 'status',
+			status: 201,
+			body: '{"id": "lead_',
+			contentType: 'application/json',
+		});
 		const seen: Array<[number, string | null, string]> = [];
 		for (let i = 0; i < 6; i++) {
 			const response = await importLead(emu, { phone_e164: '+14155552671' });
@@ -453,7 +557,14 @@ describe('fault injection', () => {
 		expect(seen[4][2]).toBe('{"id": "lead_');
 		// Gateway faults never reach the service: only the last import wrote the lead.
 		expect(emu.leads.get('+14155552671')?.writes).toBe(1);
-		expect(emu.requests.map((r) => r.fault)).toEqual(['status', 'status', 'status', 'status', 'status', undefined]);
+		expect(emu.requests.map((r) => r.fault)).toEqual([
+			'status',
+			'status',
+			'status',
+			'status',
+			'status',
+			undefined,
+		]);
 	});
 
 	it('matches faults by path (string or RegExp) and method', async () => {
@@ -475,7 +586,10 @@ describe('fault injection', () => {
 		emu.inject({ kind: 'reset', when: 'after-body' });
 		await expect(importLead(emu, { phone_e164: '+14155552671', name: 'Ada' })).rejects.toThrow();
 		expect(emu.leads.get('+14155552671')?.name).toBe('Ada');
-		expect(emu.requests[0]).toMatchObject({ status: 'reset', body: '{"phone_e164":"+14155552671","name":"Ada"}' });
+		expect(emu.requests[0]).toMatchObject({
+			status: 'reset',
+			body: '{"phone_e164":"+14155552671","name":"Ada"}',
+		});
 		expect(emu.stats().byStatus).toEqual({ reset: 1 });
 	});
 
@@ -528,7 +642,7 @@ describe('HTTP control routes', () => {
 		await control.setRateLimit(false);
 
 		const added = await control.addCalls(2, { direction: 'inbound' });
-		expect(added.map((c) => c.id)).toEqual(['call_000121', 'call_000122']);
+		expect(added.map((c) => c.id)).toEqual(['call_000122', 'call_000121']);
 		expect(emu.calls[0].id).toBe('call_000122');
 
 		const state = await control.state({ since: 1 });
@@ -552,7 +666,10 @@ describe('HTTP control routes', () => {
 		});
 		expect(response.status).toBe(400);
 		expect(await read(response)).toEqual({ detail: 'unknown fault kind: explode' });
-		const limit = await fetch(`${emu.baseUrl}/__emulator/rate-limit`, { method: 'POST', body: '{"limit":0}' });
+		const limit = await fetch(`${emu.baseUrl}/__emulator/rate-limit`, {
+			method: 'POST',
+			body: '{"limit":0}',
+		});
 		expect(limit.status).toBe(400);
 	});
 });

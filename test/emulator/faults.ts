@@ -24,7 +24,10 @@ export type SerializedFault = Omit<Fault, 'path'> & { path?: string | Serialized
 /** Makes a fault JSON-safe (RegExp paths become { regex, flags }). */
 export function serializeFault(fault: Fault): SerializedFault {
 	if ('path' in fault && fault.path instanceof RegExp) {
-		return { ...fault, path: { regex: fault.path.source, flags: fault.path.flags } } as SerializedFault;
+		return {
+			...fault,
+			path: { regex: fault.path.source, flags: fault.path.flags },
+		} as SerializedFault;
 	}
 	return fault as SerializedFault;
 }
@@ -41,7 +44,11 @@ export function parseFault(input: unknown): Fault {
 	} else if (path !== undefined && typeof path !== 'string' && !(path instanceof RegExp)) {
 		throw new Error('fault path must be a string, a RegExp or { regex, flags }');
 	}
-	if (f.count !== undefined && !(Number.isInteger(f.count) && (f.count as number) > 0) && f.count !== Infinity) {
+	if (
+		f.count !== undefined &&
+		!(Number.isInteger(f.count) && (f.count as number) > 0) &&
+		f.count !== Infinity
+	) {
 		throw new Error('fault count must be a positive integer');
 	}
 	if (f.origin !== undefined && f.origin !== 'api' && f.origin !== 'files') {

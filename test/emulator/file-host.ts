@@ -64,27 +64,45 @@ function parseRecordingPath(path: string): string | undefined {
 }
 
 /** Checks that run before any byte of the file is sent; returns an error reply or undefined. */
-function check(req: IncomingMessage, query: Record<string, string>, path: string, deps: FileHostDeps): Reply | string {
+function check(
+	req: IncomingMessage,
+	query: Record<string, string>,
+	path: string,
+	deps: FileHostDeps,
+): Reply | string {
 	if (req.headers.authorization !== undefined) {
 		return xml(400, 'InvalidArgument', 'Only one auth mechanism allowed');
 	}
 	if (req.method !== 'GET' && req.method !== 'HEAD') {
-		return xml(405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.');
+		return xml(
+			405,
+			'MethodNotAllowed',
+			'The specified method is not allowed against this resource.',
+		);
 	}
 	const callId = parseRecordingPath(path);
 	if (callId === undefined) return xml(404, 'NoSuchKey', 'The specified key does not exist.');
 	const { expires, signature } = query;
 	if (expires === undefined || signature === undefined) {
-		return xml(403, 'AccessDenied', 'Query-string authentication requires the Signature and Expires parameters');
+		return xml(
+			403,
+			'AccessDenied',
+			'Query-string authentication requires the Signature and Expires parameters',
+		);
 	}
 	if (!deps.signer.verify(callId, expires, signature)) {
-		return xml(403, 'SignatureDoesNotMatch', 'The request signature we calculated does not match the signature you provided.');
+		return xml(
+			403,
+			'SignatureDoesNotMatch',
+			'The request signature we calculated does not match the signature you provided.',
+		);
 	}
 	if (deps.signedUrlsExpired() || Number(expires) * 1000 <= Date.now()) {
 		return xml(403, 'AccessDenied', 'Request has expired');
 	}
 	const call = deps.store.find(callId);
-	if (!call || !call.has_recording) return xml(404, 'NoSuchKey', 'The specified key does not exist.');
+	if (!call || !call.has_recording)
+		return xml(404, 'NoSuchKey', 'The specified key does not exist.');
 	return callId;
 }
 

@@ -4,6 +4,7 @@
  */
 import { StoredLead } from './types';
 import { json, Reply } from './http';
+import { describeJsonError } from './json-error';
 
 export interface ValidationErrorItem {
 	type: string;
@@ -33,22 +34,25 @@ function stringType(loc: Array<string | number>, input: unknown): ValidationErro
  * application/json (or +json) one; any other content type leaves the raw text as the body, which
  * then fails the model check. An empty body is a missing body.
  */
-function parseBody(raw: string, contentType: string | undefined): { body: unknown } | ValidationErrorItem {
-	if (raw.length === 0) return { type: 'missing', loc: ['body'], msg: 'Field required', input: null };
+function parseBody(
+	raw: string,
+	contentType: string | undefined,
+): { body: unknown } | ValidationErrorItem {
+	if (raw.length === 0)
+		return { type: 'missing', loc: ['body'], msg: 'Field required', input: null };
 	const mime = (contentType ?? '').split(';')[0].trim().toLowerCase();
 	const isJson = mime === '' || mime === 'application/json' || /^application\/.+\+json$/.test(mime);
 	if (!isJson) return { body: raw };
 	try {
 		return { body: JSON.parse(raw) };
-	} catch (error) {
-		const message = (error as Error).message;
-		const position = /position (\d+)/.exec(message);
+	} catch {
+		const { pos, msg } = describeJsonError(raw);
 		return {
 			type: 'json_invalid',
-			loc: ['body', position ? Number(position[1]) : raw.length],
+			loc: ['body', pos],
 			msg: 'JSON decode error',
 			input: {},
-			ctx: { error: message.replace(/ in JSON at position \d+.*$/, '') },
+			ctx: { error: msg },
 		};
 	}
 }
@@ -63,18 +67,29 @@ export function validateLeadImport(
 	if ('type' in parsed) return { ok: false, detail: [parsed] };
 	const body = parsed.body;
 	if (body === null) {
-		return { ok: false, detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }] };
+		return {
+			ok: false,
+			detail: [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }],
+		};
 	}
 	if (typeof body !== 'object' || Array.isArray(body)) {
 		const msg = 'Input should be a valid dictionary or object to extract fields from';
-		return { ok: false, detail: [{ type: 'model_attributes_type', loc: ['body'], msg, input: body }] };
+		return {
+			ok: false,
+			detail: [{ type: 'model_attributes_type', loc: ['body'], msg, input: body }],
+		};
 	}
 
 	const fields = body as Record<string, unknown>;
 	const detail: ValidationErrorItem[] = [];
 	const phone = fields.phone_e164;
 	if (!('phone_e164' in fields)) {
-		detail.push({ type: 'missing', loc: ['body', 'phone_e164'], msg: 'Field required', input: body });
+		detail.push({
+			type: 'missing',
+			loc: ['body', 'phone_e164'],
+			msg: 'Field required',
+			input: body,
+		});
 	} else if (typeof phone !== 'string') {
 		detail.push(stringType(['body', 'phone_e164'], phone));
 	} else if (strictPhone && !E164.test(phone)) {
@@ -139,7 +154,12 @@ export class LeadStore {
 	}
 }
 
-export function importLead(store: LeadStore, raw: string, contentType: string | undefined, strictPhone: boolean): Reply {
+export function importLead(
+	store: LeadStore,
+	raw: string,
+	contentType: string | undefined,
+	strictPhone: boolean,
+): Reply {
 	const result = validateLeadImport(raw, contentType, strictPhone);
 	if (!result.ok) return validationError(result.detail);
 	const { lead, created } = store.upsert(result.value);

@@ -25,7 +25,8 @@ export class Recorder {
 			method: req.method ?? 'GET',
 			path,
 			query,
-			headers: { ...req.headers },
+			// Copying headers is wasted work when the log is off (10 000-request benchmark runs).
+			headers: this.keepLog ? { ...req.headers } : {},
 			body: '',
 			status: 'hang', // replaced by finish(); stays 'hang' for a request never answered
 			at: Date.now(),

@@ -13,7 +13,16 @@ import { CallStore, listCalls, ListOptions } from './calls';
 import { CONTROL_PREFIX, ControlTarget, handleControl } from './control';
 import { FaultQueue } from './faults';
 import { serveFile } from './file-host';
-import { BodyTooLargeError, detail, queryRecord, readBody, reasonPhrase, Reply, resetSocket, sendReply } from './http';
+import {
+	BodyTooLargeError,
+	detail,
+	queryRecord,
+	readBody,
+	reasonPhrase,
+	Reply,
+	resetSocket,
+	sendReply,
+} from './http';
 import { importLead, LeadStore } from './leads';
 import { DEFAULT_RATE_LIMIT, RateLimiter } from './rate-limit';
 import { getRecording, UrlSigner } from './recordings';
@@ -33,7 +42,9 @@ import {
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const RECORDING_PATH = /^\/v1\/calls\/([^/]+)\/recording$/;
 
-type ResolvedOptions = Required<Omit<EmulatorOptions, 'rateLimit'>> & { rateLimit: RateLimitConfig | false };
+type ResolvedOptions = Required<Omit<EmulatorOptions, 'rateLimit'>> & {
+	rateLimit: RateLimitConfig | false;
+};
 
 function resolveOptions(options: EmulatorOptions): ResolvedOptions {
 	return {
@@ -82,7 +93,8 @@ function originUrl(host: string, port: number): string {
 function statusFaultReply(fault: Extract<Fault, { kind: 'status' }>): Reply {
 	const body = fault.body ?? JSON.stringify({ detail: reasonPhrase(fault.status) });
 	const contentType =
-		fault.contentType ?? (body.trimStart().startsWith('<') ? 'text/html; charset=utf-8' : 'application/json');
+		fault.contentType ??
+		(body.trimStart().startsWith('<') ? 'text/html; charset=utf-8' : 'application/json');
 	const headers: Record<string, string> = { 'Content-Type': contentType };
 	if (fault.retryAfter !== undefined) headers['Retry-After'] = fault.retryAfter;
 	return { status: fault.status, headers, body };
@@ -205,7 +217,10 @@ class EmulatorServer implements ControlTarget {
 			try {
 				record.body = await readBody(req, MAX_BODY_BYTES);
 				if (fault?.kind === 'hang') return this.recorder.finish(record, 'hang');
-				reply = fault?.kind === 'status' ? statusFaultReply(fault) : this.route(req, url, method, query, record.body);
+				reply =
+					fault?.kind === 'status'
+						? statusFaultReply(fault)
+						: this.route(req, url, method, query, record.body);
 			} catch (error) {
 				if (!(error instanceof BodyTooLargeError)) throw error;
 				reply = detail(413, 'Request body too large');
@@ -225,7 +240,13 @@ class EmulatorServer implements ControlTarget {
 		}
 	}
 
-	private route(req: IncomingMessage, url: URL, method: string, query: Record<string, string>, body: string): Reply {
+	private route(
+		req: IncomingMessage,
+		url: URL,
+		method: string,
+		query: Record<string, string>,
+		body: string,
+	): Reply {
 		const path = url.pathname;
 		if (path === '/v1/leads') {
 			if (method !== 'POST') return detail(405, 'Method Not Allowed', { Allow: 'POST' });
@@ -237,7 +258,11 @@ class EmulatorServer implements ControlTarget {
 			if (method !== 'GET') return detail(405, 'Method Not Allowed', { Allow: 'GET' });
 			const origin = req.headers.host ? `http://${req.headers.host}` : this.baseUrl;
 			return this.guarded(req, 'calls:read', () =>
-				listCalls(this.callStore, { path, query, search: url.searchParams, origin }, this.listOptions),
+				listCalls(
+					this.callStore,
+					{ path, query, search: url.searchParams, origin },
+					this.listOptions,
+				),
 			);
 		}
 		const recording = RECORDING_PATH.exec(path);
@@ -260,7 +285,9 @@ class EmulatorServer implements ControlTarget {
 		if (!auth.ok) return auth.reply;
 		const decision = this.limiter.take(auth.key);
 		if (!decision.ok) {
-			return detail(429, 'Rate limit exceeded', { 'Retry-After': String(decision.retryAfterSeconds) });
+			return detail(429, 'Rate limit exceeded', {
+				'Retry-After': String(decision.retryAfterSeconds),
+			});
 		}
 		return handler();
 	}
@@ -305,7 +332,12 @@ class EmulatorServer implements ControlTarget {
 	private internalError(res: ServerResponse, error: unknown): void {
 		// A bug in the emulator must be loud in test output, but still answer like a real server.
 		console.error('[emulator] internal error:', error);
-		if (!res.headersSent) sendReply(res, { status: 500, headers: { 'Content-Type': 'text/plain' }, body: 'Internal Server Error' });
+		if (!res.headersSent)
+			sendReply(res, {
+				status: 500,
+				headers: { 'Content-Type': 'text/plain' },
+				body: 'Internal Server Error',
+			});
 		else res.destroy();
 	}
 }

@@ -169,7 +169,7 @@ export interface Emulator {
 	clearFaults(): void;
 	/** Also resets the limiter state. */
 	setRateLimit(cfg: RateLimitConfig | false): void;
-	/** New calls become the newest (front of the list). */
+	/** New calls become the newest (front of the list); returned newest first, like `calls`. */
 	addCalls(n: number, overrides?: Partial<CallRecord>): CallRecord[];
 	stats(): EmulatorStats;
 	/** Clears requests, leads, faults and limiter state, and re-seeds the calls. */

@@ -205,8 +205,10 @@ export async function apiRequest(
 			if (!retryable || failedAttempts > policy.maxRetries) {
 				const tries = failedAttempts === 1 ? '' : ` (${failedAttempts} attempts)`;
 				// A fresh error: the original one carries request options, which hold the key.
-				throw new NodeApiError(node, { code: failure.code } as JsonObject, {
-					message: `${describeNetworkFailure(failure.code, settings.origin, policy.timeoutMs)}${tries}`,
+				// No `code` in the payload: n8n would replace our message with a generic one.
+				const message = `${describeNetworkFailure(failure.code, settings.origin, policy.timeoutMs)}${tries}`;
+				throw new NodeApiError(node, { message } as JsonObject, {
+					message,
 					description: 'Check the Base URL and that the service is reachable, then try again.',
 				});
 			}

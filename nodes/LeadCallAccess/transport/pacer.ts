@@ -6,7 +6,7 @@ import { createHash } from 'crypto';
  * limit whatever algorithm the server uses (sliding log, fixed window or token bucket with
  * any burst), while still using the whole budget. A small margin absorbs network jitter.
  */
-const SPACING_MARGIN = 1.015;
+const SPACING_MARGIN = 1.02;
 
 export class RequestPacer {
 	private nextSlotAt = 0;

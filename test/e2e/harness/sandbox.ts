@@ -69,6 +69,8 @@ export async function createN8nSandbox(options: SandboxOptions = {}): Promise<N8
 		N8N_AI_ENABLED: 'false',
 		N8N_LICENSE_AUTO_RENEW_ENABLED: 'false',
 		N8N_PUBLIC_API_DISABLED: 'true',
+		// `n8n start` otherwise fetches https://api.n8n.io/api/mcp-servers (stack traces offline).
+		N8N_DISABLED_MODULES: 'mcp-registry',
 		// Community packages load from <userFolder>/.n8n/nodes; never ask a registry about them.
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',

@@ -1,0 +1,22 @@
+/** Real-n8n end-to-end harness: see README.md in this folder. */
+export { ensureN8n, n8nModulesDir, N8N_VERSION, NODE24_VERSION, REPO_DIR, type N8nInstall } from './n8n-install';
+export { createN8nSandbox, runN8nCli, type N8nSandbox, type SandboxOptions } from './sandbox';
+export { packAndInstall, type InstalledPackage } from './pack';
+export {
+	executeWorkflow,
+	importCredential,
+	importWorkflow,
+	newWorkflowId,
+	parseExecuteOutput,
+	runWorkflow,
+	type ExecuteResult,
+} from './cli';
+export { readDatabaseText, readStoredExecutions, type StoredExecution } from './db';
+export {
+	N8nServer,
+	startN8nServer,
+	toWebhookWorkflow,
+	type CredentialTestResult,
+	type ServerRunResult,
+} from './server';
+export { nodeOutput, type CredentialJson, type NodeExecutionItem, type RunData, type TaskData, type WorkflowJson } from './types';

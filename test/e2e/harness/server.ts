@@ -1,0 +1,283 @@
+import { spawn, type ChildProcess } from 'child_process';
+import { randomUUID } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { readStoredExecutions, type StoredExecution } from './db';
+import type { N8nSandbox } from './sandbox';
+import type { CredentialJson, RunData, WorkflowJson } from './types';
+
+const OWNER = { email: 'e2e-owner@example.com', firstName: 'E2E', lastName: 'Owner', password: 'E2e-Harness-pw1' };
+
+export interface ServerRunResult {
+	workflowId: string;
+	/** HTTP status and parsed body of the webhook call ("respond when last node finishes"). */
+	httpStatus: number;
+	response: unknown;
+	/** What n8n stored for the execution, in the same shape `n8n execute` prints. */
+	run: RunData;
+	stored: StoredExecution;
+}
+
+export interface CredentialTestResult {
+	status: 'OK' | 'Error';
+	message: string;
+}
+
+/**
+ * One `n8n start` process on 127.0.0.1:<sandbox.port>, driven over its REST API as the owner.
+ * Start-up cost is paid once; every workflow run after that is an HTTP call, and concurrent runs
+ * share the process (module-level state in a node, e.g. a rate limiter, is shared too).
+ */
+export class N8nServer {
+	readonly baseUrl: string;
+	readonly logFile: string;
+	private cookie = '';
+	private credentialIds = new Map<string, string>();
+
+	private constructor(
+		readonly sandbox: N8nSandbox,
+		private readonly child: ChildProcess,
+	) {
+		this.baseUrl = `http://127.0.0.1:${sandbox.port}`;
+		this.logFile = path.join(sandbox.userFolder, 'n8n-server.log');
+	}
+
+	static async start(sandbox: N8nSandbox, timeoutMs = 120_000): Promise<N8nServer> {
+		const log = fs.openSync(path.join(sandbox.userFolder, 'n8n-server.log'), 'a');
+		const child = spawn(sandbox.install.node24Path, [sandbox.install.n8nBin, 'start'], {
+			cwd: sandbox.userFolder,
+			env: { ...sandbox.env, N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' },
+			stdio: ['ignore', log, log],
+		});
+		fs.closeSync(log);
+		const server = new N8nServer(sandbox, child);
+		try {
+			await server.waitUntilReady(timeoutMs);
+			await server.signIn();
+		} catch (err) {
+			await server.stop();
+			throw err;
+		}
+		return server;
+	}
+
+	private async waitUntilReady(timeoutMs: number) {
+		const deadline = Date.now() + timeoutMs;
+		while (Date.now() < deadline) {
+			if (this.child.exitCode !== null) {
+				throw new Error(`n8n start exited with ${this.child.exitCode}; see ${this.logFile}`);
+			}
+			try {
+				const res = await fetch(`${this.baseUrl}/healthz/readiness`);
+				if (res.ok) return;
+			} catch {
+				// not listening yet
+			}
+			await new Promise((r) => setTimeout(r, 250));
+		}
+		throw new Error(`n8n did not become ready within ${timeoutMs} ms; see ${this.logFile}`);
+	}
+
+	/** First start: create the owner (this also logs in). Restart on the same folder: log in. */
+	private async signIn() {
+		const setup = await fetch(`${this.baseUrl}/rest/owner/setup`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(OWNER),
+		});
+		if (setup.ok) return this.keepCookie(setup);
+		const login = await fetch(`${this.baseUrl}/rest/login`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
+		});
+		if (!login.ok) throw new Error(`n8n owner login failed: HTTP ${login.status} ${await login.text()}`);
+		this.keepCookie(login);
+	}
+
+	private keepCookie(res: Response) {
+		const auth = res.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
+		if (!auth) throw new Error('n8n did not set the n8n-auth cookie');
+		this.cookie = auth.split(';')[0];
+	}
+
+	/** Internal REST API call as the owner; returns the unwrapped `data`. */
+	async rest<T>(method: string, route: string, body?: unknown): Promise<T> {
+		const res = await fetch(`${this.baseUrl}/rest${route}`, {
+			method,
+			headers: { 'content-type': 'application/json', cookie: this.cookie },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const text = await res.text();
+		// Error bodies can echo the request (credential data), so only the status is reported.
+		if (!res.ok) throw new Error(`n8n ${method} /rest${route}: HTTP ${res.status} ${safeMessage(text)}`);
+		return (JSON.parse(text) as { data: T }).data;
+	}
+
+	/**
+	 * Creates the credential through the REST API (as the UI does) and remembers the id n8n
+	 * assigned, so workflows referencing `credential.id` are rewritten to it.
+	 */
+	async createCredential(credential: CredentialJson): Promise<string> {
+		const { id } = await this.rest<{ id: string }>('POST', '/credentials', {
+			name: credential.name,
+			type: credential.type,
+			data: credential.data,
+		});
+		this.credentialIds.set(credential.id, id);
+		return id;
+	}
+
+	/** The credential test as the editor runs it ("Test" button / save). */
+	testCredential(credential: Omit<CredentialJson, 'id'> & { id?: string }): Promise<CredentialTestResult> {
+		const id = credential.id && (this.credentialIds.get(credential.id) ?? credential.id);
+		return this.rest('POST', '/credentials/test', { credentials: { ...credential, id } });
+	}
+
+	/** Creates and publishes (activates) a workflow; returns its id. */
+	async deployWorkflow(workflow: WorkflowJson): Promise<string> {
+		const nodes = workflow.nodes.map((node) => ({
+			...node,
+			credentials: node.credentials && this.remapCredentials(node.credentials),
+		}));
+		const created = await this.rest<{ id: string; versionId: string }>('POST', '/workflows', {
+			name: workflow.name,
+			nodes,
+			connections: workflow.connections,
+			settings: workflow.settings ?? {},
+			active: false,
+		});
+		await this.rest('POST', `/workflows/${created.id}/activate`, { versionId: created.versionId });
+		return created.id;
+	}
+
+	private remapCredentials(creds: Record<string, { id: string; name: string }>) {
+		return Object.fromEntries(
+			Object.entries(creds).map(([type, ref]) => [
+				type,
+				{ ...ref, id: this.credentialIds.get(ref.id) ?? ref.id },
+			]),
+		);
+	}
+
+	/** POSTs to a production webhook of an active workflow. */
+	async callWebhook(webhookPath: string, body: unknown = {}): Promise<{ status: number; body: unknown }> {
+		const res = await fetch(`${this.baseUrl}/webhook/${webhookPath}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+		});
+		const text = await res.text();
+		let parsed: unknown = text;
+		try {
+			parsed = JSON.parse(text);
+		} catch {
+			// keep text
+		}
+		return { status: res.status, body: parsed };
+	}
+
+	/**
+	 * Activation registers webhooks asynchronously in 2.x (publication outbox), so the first calls
+	 * can get 404 "webhook is not registered". A 404 starts no execution, so retrying is safe.
+	 */
+	async callWebhookWhenRegistered(webhookPath: string, body: unknown = {}, timeoutMs = 20_000) {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const res = await this.callWebhook(webhookPath, body);
+			const unknown = res.status === 404 && JSON.stringify(res.body).includes('not registered');
+			if (!unknown || Date.now() > deadline) return res;
+			await new Promise((r) => setTimeout(r, 100));
+		}
+	}
+
+	/**
+	 * Runs a Manual-Trigger workflow (the same JSON `runWorkflow` of cli.ts takes): the trigger is
+	 * swapped for a Webhook node of the same name that answers when the last node finishes with
+	 * all its items. Differences from `n8n execute`: the trigger emits one item
+	 * {headers, params, query, body, webhookUrl, executionMode} instead of `{}` (body = `input`),
+	 * and the stored mode is `webhook`. Credentials are created first (ids remapped).
+	 */
+	async runWorkflow(
+		workflow: WorkflowJson,
+		credentials: CredentialJson[] = [],
+		input: unknown = {},
+	): Promise<ServerRunResult> {
+		for (const credential of credentials) {
+			if (!this.credentialIds.has(credential.id)) await this.createCredential(credential);
+		}
+		const hookPath = randomUUID();
+		const workflowId = await this.deployWorkflow(toWebhookWorkflow(workflow, hookPath));
+		const { status, body } = await this.callWebhookWhenRegistered(hookPath, input);
+		const stored = await this.waitForExecution(workflowId);
+		const run: RunData = {
+			status: stored.status,
+			mode: stored.mode,
+			finished: stored.status === 'success',
+			data: stored.data as RunData['data'],
+		};
+		return { workflowId, httpStatus: status, response: body, run, stored };
+	}
+
+	/** The stored execution of a workflow once n8n has finished writing it. */
+	async waitForExecution(workflowId: string, timeoutMs = 30_000): Promise<StoredExecution> {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const [latest] = await readStoredExecutions(this.sandbox, workflowId);
+			if (latest?.data && !['new', 'running', 'waiting'].includes(latest.status)) return latest;
+			if (Date.now() > deadline) throw new Error(`no finished execution of ${workflowId} stored`);
+			await new Promise((r) => setTimeout(r, 200));
+		}
+	}
+
+	/** SIGTERM, then SIGKILL if n8n has not exited after `graceMs`. */
+	async stop(graceMs = 15_000): Promise<void> {
+		if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+		const exited = new Promise<void>((r) => this.child.once('exit', () => r()));
+		this.child.kill('SIGTERM');
+		const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+		await exited;
+		clearTimeout(timer);
+	}
+}
+
+function safeMessage(text: string): string {
+	try {
+		const message = (JSON.parse(text) as { message?: string }).message;
+		return message ? `(${message.slice(0, 300)})` : '';
+	} catch {
+		return '';
+	}
+}
+
+/** Replaces every Manual Trigger by a Webhook node with the same name (connections unchanged). */
+export function toWebhookWorkflow(workflow: WorkflowJson, hookPath: string): WorkflowJson {
+	let replaced = 0;
+	const nodes = workflow.nodes.map((node) => {
+		if (node.type !== 'n8n-nodes-base.manualTrigger') return node;
+		replaced++;
+		return {
+			id: node.id,
+			name: node.name,
+			position: node.position,
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			webhookId: hookPath,
+			parameters: {
+				httpMethod: 'POST',
+				path: hookPath,
+				responseMode: 'lastNode',
+				responseData: 'allEntries',
+				options: {},
+			},
+		};
+	});
+	if (replaced !== 1) throw new Error(`expected exactly one Manual Trigger, found ${replaced}`);
+	return { ...workflow, nodes };
+}
+
+/** Convenience: start a server on a sandbox. Call `stop()` in afterAll. */
+export function startN8nServer(sandbox: N8nSandbox, timeoutMs?: number): Promise<N8nServer> {
+	return N8nServer.start(sandbox, timeoutMs);
+}

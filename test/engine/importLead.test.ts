@@ -1,0 +1,220 @@
+import { DEMO_KEYS } from '../emulator';
+import { leads, run, useEmulator, workflowFrom } from './fixtures';
+
+describe('Import Lead through the execution engine', () => {
+	const { emulator, credentials } = useEmulator();
+
+	const apiBodies = () =>
+		emulator()
+			.requests.filter((request) => request.path === '/v1/leads')
+			.map((request) => JSON.parse(request.body));
+
+	test('sends exactly LeadImport: omitted fields absent, cleared fields null, JSON content type and bearer key', async () => {
+		const workflow = workflowFrom('importLeads', {
+			items: [{ phone: '+14155552671', name: 'Ada Lovelace' }],
+			parameters: {
+				additionalFields: {
+					name: '={{ $json.name }}',
+					contactType: 'prospect',
+				},
+				clearFields: ['legalBasis', 'campaignId'],
+			},
+		});
+		const result = await run(workflow, credentials());
+
+		expect(result.errors).toEqual([]);
+		expect(apiBodies()).toEqual([
+			{
+				phone_e164: '+14155552671',
+				name: 'Ada Lovelace',
+				contact_type: 'prospect',
+				legal_basis: null,
+				campaign_id: null,
+			},
+		]);
+		const [request] = emulator().requests;
+		expect(request.method).toBe('POST');
+		expect(request.headers['content-type']).toMatch(/^application\/json/);
+		expect(request.headers.authorization).toBe(`Bearer ${DEMO_KEYS.full}`);
+		expect(result.success).toHaveLength(1);
+		expect(result.success[0]).toMatchObject({ phone_e164: '+14155552671', name: 'Ada Lovelace' });
+	});
+
+	test('outputs the 201 body for each item, paired to its input, and upserts by phone', async () => {
+		const workflow = workflowFrom('importLeads', {
+			items: [
+				{ phone: '+14155550001', name: 'First' },
+				{ phone: '+14155550002', name: 'Second' },
+				{ phone: '+14155550001', name: 'First renamed' },
+			],
+		});
+		const result = await runWorkflowWithPairs(workflow);
+		expect(result.pairs).toEqual([0, 1, 2]);
+		expect(emulator().leads.size).toBe(2);
+		expect(emulator().leads.get('+14155550001')?.name).toBe('First renamed');
+		expect(result.success.map((lead) => lead.phone_e164)).toEqual([
+			'+14155550001',
+			'+14155550002',
+			'+14155550001',
+		]);
+	});
+
+	async function runWorkflowWithPairs(workflow: ReturnType<typeof workflowFrom>) {
+		const result = await run(workflow, credentials());
+		const items = result.output('Import Lead').success;
+		return {
+			...result,
+			pairs: items.map((item) => (item.pairedItem as { item: number }).item),
+		};
+	}
+
+	test('normalises national numbers with the default country code', async () => {
+		const workflow = workflowFrom('importLeads', {
+			items: [
+				{ phone: '(415) 555-2671' },
+				{ phone: '1 415 555 2672' },
+				{ phone: '00 44 20 7946 0958' },
+				{ phone: 4155552673 },
+			],
+			parameters: { options: { defaultCountryCode: '1' } },
+		});
+		const result = await run(workflow, credentials());
+		expect(result.errors).toEqual([]);
+		expect(apiBodies().map((body) => body.phone_e164)).toEqual([
+			'+14155552671',
+			'+14155552672',
+			'+442079460958',
+			'+14155552673',
+		]);
+	});
+
+	test('an invalid phone fails its own item without spending a request; the others go through', async () => {
+		const workflow = workflowFrom('importLeads', {
+			items: [
+				{ phone: '+14155550001', name: 'ok' },
+				{ phone: 'call me maybe', name: 'letters' },
+				{ phone: '4155550003', name: 'no country code' },
+				{ name: 'missing phone' },
+				{ phone: '+14155550005', name: 'ok too' },
+			],
+		});
+		const result = await run(workflow, credentials());
+
+		expect(emulator().requests).toHaveLength(2);
+		expect(result.success).toHaveLength(2);
+		expect(result.errors).toHaveLength(3);
+		expect(result.errors.map((item) => item.name)).toEqual(['letters', 'no country code', 'missing phone']);
+		expect(result.errors[0].error).toMatch(/^phone_e164: "call me maybe" contains characters/);
+		expect(result.errors[1].error).toMatch(/has no country code/);
+		expect(result.errors[2].error).toMatch(/phone_e164: Field required/);
+		expect(result.errors[2].details).toEqual([
+			expect.objectContaining({ loc: ['body', 'phone_e164'], type: 'value_error' }),
+		]);
+	});
+
+	test('422 from the API becomes an error on the item that caused it, naming the field and the server words', async () => {
+		const workflow = workflowFrom('importLeads', {
+			items: [
+				{ phone: '+14155550001' },
+				{ phone: '12345' },
+				{ phone: '+14155550003' },
+			],
+			// Let the server judge the number, so its 422 is what the user sees.
+			parameters: { options: { validatePhone: false } },
+		});
+		const result = await run(workflow, credentials());
+
+		expect(emulator().requests.map((request) => request.status)).toEqual([201, 422, 201]);
+		expect(result.success).toHaveLength(2);
+		expect(result.errors).toHaveLength(1);
+		const [failed] = result.errors;
+		expect(failed.phone).toBe('12345');
+		expect(failed.error).toMatch(/^The API rejected the lead \(422\): phone_e164: Value error, phone_e164 must be an E\.164 number/);
+		expect(failed.details).toEqual([
+			expect.objectContaining({ loc: ['body', 'phone_e164'], type: 'value_error', msg: expect.any(String) }),
+		]);
+		const errorItem = result.output('Import Lead').error[0];
+		expect(errorItem.pairedItem).toEqual({ item: 1 });
+	});
+
+	test('with "Continue" (regular output) failed items stay in the main output, in place', async () => {
+		const workflow = workflowFrom('importLeads', {
+			items: [{ phone: '+14155550001' }, { phone: 'x' }, { phone: '+14155550003' }],
+			onError: 'continueRegularOutput',
+		});
+		const result = await run(workflow, credentials());
+		expect(result.success).toHaveLength(3);
+		expect(result.success[1]).toEqual({ error: expect.stringMatching(/^phone_e164:/), details: expect.any(Array) });
+		expect(result.errors).toEqual([]);
+	});
+
+	test('without "Continue" the execution stops with an error that carries the item index', async () => {
+		const workflow = workflowFrom('importLeads', {
+			items: [{ phone: '+14155550001' }, { phone: '12345' }, { phone: '+14155550003' }],
+			parameters: { options: { validatePhone: false } },
+			onError: 'stopWorkflow',
+		});
+		const result = await run(workflow, credentials());
+		expect(result.error).toBeDefined();
+		expect(result.error?.name).toBe('NodeApiError');
+		expect(result.error?.message).toMatch(/phone_e164: Value error/);
+		expect(result.error?.description).toMatch(/loc: body\.phone_e164 \| msg: .* \| type: value_error/);
+		expect((result.error as unknown as { context: { itemIndex: number } }).context.itemIndex).toBe(1);
+	});
+
+	test('every input item ends in exactly one output (count invariant) for a mixed batch', async () => {
+		const items = [
+			...leads(6),
+			{ phone: 'nope' },
+			{ phone: '+1', name: 'too short' },
+			{ phone: { nested: true } },
+			{ phone: '+14155559999', name: 12345 },
+		];
+		const workflow = workflowFrom('importLeads', { items });
+		const result = await run(workflow, credentials());
+		const all = [...result.output('Import Lead').success, ...result.output('Import Lead').error];
+		expect(all).toHaveLength(items.length);
+		const paired = all.map((item) => (item.pairedItem as { item: number }).item).sort((a, b) => a - b);
+		expect(paired).toEqual(items.map((_, index) => index));
+		// A number in a text field is the user's obvious intent: sent as text, not rejected.
+		expect(emulator().leads.get('+14155559999')?.name).toBe('12345');
+		expect(result.errors.find((item) => item.error?.toString().includes('must be text'))).toBeDefined();
+	});
+
+	test('401 and 403 are reported clearly, are not retried, and never echo the key', async () => {
+		const unknownKey = `pf_live_${'A'.repeat(43)}`;
+		const unauthorized = await run(
+			workflowFrom('importLeads', { items: leads(1) }),
+			credentials({ apiKey: unknownKey }),
+		);
+		expect(unauthorized.errors[0].error).toMatch(/API key missing or invalid \(401\)/);
+
+		const forbidden = await run(
+			workflowFrom('importLeads', { items: leads(1) }),
+			credentials({ apiKey: DEMO_KEYS.callsOnly }),
+		);
+		expect(forbidden.errors[0].error).toMatch(/lacks the scope leads:write/);
+		expect(emulator().requests.map((request) => request.status)).toEqual([401, 403]);
+		const everything = JSON.stringify([unauthorized.run, forbidden.run]);
+		expect(everything).not.toContain(unknownKey);
+		expect(everything).not.toContain(DEMO_KEYS.callsOnly);
+	});
+
+	test('a malformed key or an http:// base URL fails before any request, without echoing the key', async () => {
+		const malformed = 'pf_live_short-key';
+		const result = await run(
+			workflowFrom('importLeads', { items: leads(2) }),
+			credentials({ apiKey: malformed }),
+		);
+		expect(result.errors).toHaveLength(2);
+		expect(result.errors[0].error).toMatch(/API key is malformed/);
+		expect(JSON.stringify(result.run)).not.toContain(malformed);
+
+		const insecure = await run(
+			workflowFrom('importLeads', { items: leads(1) }),
+			credentials({ baseUrl: 'http://api.example.com' }),
+		);
+		expect(insecure.errors[0].error).toMatch(/must start with https:\/\//);
+		expect(emulator().requests).toHaveLength(0);
+	});
+});

@@ -1,0 +1,165 @@
+import { DEMO_KEYS } from '../emulator';
+import { leads, run, useEmulator, workflowFrom } from './fixtures';
+
+const statuses = (requests: Array<{ status: unknown }>) => requests.map((request) => request.status);
+
+describe('Rate limits: pacing and Retry-After', () => {
+	const { emulator, credentials } = useEmulator();
+
+	test('pacing at the credential budget keeps a burst of imports under a sliding-window limit (no 429)', async () => {
+		// 6 requests per 3 s on the server; the credential says the same (120 per minute).
+		// (The pacing margin is 2 % of the window: windows much shorter than this would
+		// measure the test machine's scheduling jitter rather than the pacer.)
+		emulator().setRateLimit({ limit: 6, windowMs: 3000, algorithm: 'sliding-log' });
+		const result = await run(
+			workflowFrom('importLeads', { items: leads(10) }),
+			credentials({ requestsPerMinute: 120 }),
+		);
+		expect(result.success).toHaveLength(10);
+		expect(statuses(emulator().requests).filter((status) => status === 429)).toHaveLength(0);
+		const times = emulator().requests.map((request) => request.at);
+		// 10 requests at 500 ms spacing cannot finish faster than 4.5 s.
+		expect(times[times.length - 1] - times[0]).toBeGreaterThanOrEqual(4500);
+	});
+
+	test('without pacing, 429 + Retry-After pauses and retries the same request: nothing is lost', async () => {
+		emulator().setRateLimit({ limit: 4, windowMs: 1000, algorithm: 'fixed-window' });
+		const result = await run(workflowFrom('importLeads', { items: leads(10) }), credentials());
+		expect(result.success).toHaveLength(10);
+		expect(result.errors).toHaveLength(0);
+		expect(emulator().leads.size).toBe(10);
+		expect(statuses(emulator().requests)).toContain(429);
+	});
+
+	test.each([
+		['delta-seconds', '1'],
+		['an HTTP-date', 'date'],
+		['missing', undefined],
+		['garbage', 'soon-ish'],
+	])('429 with Retry-After as %s is waited out and retried', async (_label, retryAfter) => {
+		const header = retryAfter === 'date' ? new Date(Date.now() + 1500).toUTCString() : retryAfter;
+		emulator().inject({ kind: 'status', status: 429, count: 2, retryAfter: header, path: '/v1/leads' });
+		const started = Date.now();
+		const result = await run(workflowFrom('importLeads', { items: leads(1) }), credentials());
+		expect(result.success).toHaveLength(1);
+		expect(statuses(emulator().requests)).toEqual([429, 429, 201]);
+		if (retryAfter === '1') expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+	});
+
+	test('the Max Rate-Limit Wait option turns an endless 429 into a clear item error', async () => {
+		emulator().inject({ kind: 'status', status: 429, count: 50, retryAfter: '1', path: '/v1/leads' });
+		const result = await run(
+			workflowFrom('importLeads', {
+				items: leads(1),
+				parameters: { options: { maxRateLimitWait: 2 } },
+			}),
+			credentials(),
+		);
+		expect(result.success).toHaveLength(0);
+		expect(result.errors).toHaveLength(1);
+		expect(result.errors[0].error).toMatch(/Rate limit still exceeded \(429\) after waiting 2 s/);
+		expect(emulator().requests).toHaveLength(3);
+	});
+
+	test('two executions using the same key share one budget', async () => {
+		emulator().setRateLimit({ limit: 6, windowMs: 3000, algorithm: 'sliding-log' });
+		const budget = credentials({ requestsPerMinute: 120 });
+		const [first, second] = await Promise.all([
+			run(workflowFrom('importLeads', { items: leads(5, 0) }), budget),
+			run(workflowFrom('importLeads', { items: leads(5, 100) }), budget),
+		]);
+		expect(first.success.length + second.success.length).toBe(10);
+		expect(statuses(emulator().requests).filter((status) => status === 429)).toHaveLength(0);
+	});
+
+	test('keys do not share a budget: another key is not slowed down', async () => {
+		const slow = run(
+			workflowFrom('importLeads', { items: leads(6) }),
+			credentials({ requestsPerMinute: 120 }),
+		);
+		const startedAt = Date.now();
+		const other = await run(
+			workflowFrom('importLeads', { items: leads(3, 50) }),
+			credentials({ apiKey: DEMO_KEYS.leadsOnly, requestsPerMinute: 120 }),
+		);
+		// The other key's 3 requests need 2 intervals (~1 s), not a place behind the first key's queue.
+		expect(Date.now() - startedAt).toBeLessThan(2500);
+		expect(other.success).toHaveLength(3);
+		expect((await slow).success).toHaveLength(6);
+	});
+});
+
+describe('Transient failures: retries with backoff', () => {
+	const { emulator, credentials } = useEmulator();
+
+	test.each([503, 502, 504])('%i responses are retried and the import succeeds', async (status) => {
+		emulator().inject({ kind: 'status', status, count: 2, path: '/v1/leads' });
+		const result = await run(workflowFrom('importLeads', { items: leads(1) }), credentials());
+		expect(result.success).toHaveLength(1);
+		expect(statuses(emulator().requests)).toEqual([status, status, 201]);
+	});
+
+	test('503 beyond Max Retries becomes a clear item error, even when the body is an HTML page', async () => {
+		emulator().inject({ kind: 'status', status: 503, count: 3, path: '/v1/leads', body: '<html><body>Bad gateway</body></html>' });
+		const result = await run(
+			workflowFrom('importLeads', {
+				items: leads(1),
+				parameters: { options: { maxRetries: 2 } },
+			}),
+			credentials(),
+		);
+		expect(result.errors).toHaveLength(1);
+		expect(result.errors[0].error).toMatch(/temporarily unavailable \(503\) and still failed after 3 attempts/);
+		expect(statuses(emulator().requests)).toEqual([503, 503, 503]);
+		// The follow-up run shows the service is back: nothing else was affected.
+		const again = await run(workflowFrom('importLeads', { items: leads(1) }), credentials());
+		expect(again.success).toHaveLength(1);
+	});
+
+	test('a 503 with Retry-After waits as told', async () => {
+		emulator().inject({ kind: 'status', status: 503, count: 1, retryAfter: '1', path: '/v1/leads' });
+		const started = Date.now();
+		const result = await run(workflowFrom('importLeads', { items: leads(1) }), credentials());
+		expect(result.success).toHaveLength(1);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+	});
+
+	test.each(['before-body', 'after-body'] as const)(
+		'a connection reset %s is retried; the upsert makes the retry safe',
+		async (when) => {
+			emulator().inject({ kind: 'reset', when, count: 1, path: '/v1/leads' });
+			const result = await run(workflowFrom('importLeads', { items: leads(1) }), credentials());
+			expect(result.success).toHaveLength(1);
+			expect(emulator().leads.size).toBe(1);
+			expect(statuses(emulator().requests)).toEqual(['reset', 201]);
+		},
+	);
+
+	test('a server that hangs is bounded by the Timeout option, then retried', async () => {
+		emulator().inject({ kind: 'hang', count: 1, path: '/v1/leads' });
+		const result = await run(
+			workflowFrom('importLeads', { items: leads(1), parameters: { options: { timeout: 1 } } }),
+			credentials(),
+		);
+		expect(result.success).toHaveLength(1);
+		expect(statuses(emulator().requests)).toEqual(['hang', 201]);
+	});
+
+	test('an unreachable API gives a clear error after the retries', async () => {
+		const result = await run(
+			workflowFrom('importLeads', { items: leads(1), parameters: { options: { maxRetries: 1 } } }),
+			credentials({ baseUrl: 'http://127.0.0.1:9' }),
+		);
+		expect(result.errors[0].error).toMatch(/Nothing is listening at http:\/\/127\.0\.0\.1:9 \(connection refused\)/);
+	});
+
+	test('a malformed or empty 201 body still reports the imported lead', async () => {
+		emulator().inject({ kind: 'status', status: 201, count: 1, path: '/v1/leads', body: '{"id": "lead_1", ' });
+		emulator().inject({ kind: 'status', status: 201, count: 1, path: '/v1/leads', body: '' });
+		const result = await run(workflowFrom('importLeads', { items: leads(2) }), credentials());
+		expect(result.success).toEqual([
+			{ phone_e164: '+14155550000', name: 'Lead 0' },
+			{ phone_e164: '+14155550001', name: 'Lead 1' },
+		]);
+	});
+});
