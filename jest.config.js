@@ -7,4 +7,5 @@ module.exports = {
 	},
 	testMatch: ['<rootDir>/test/**/*.test.ts'],
 	testTimeout: 60_000,
+	setupFiles: ['<rootDir>/test/setup.ts'],
 };

@@ -92,7 +92,13 @@ function npm(args, cwd, p, step) {
 	const cli = npmCli();
 	const base = ['--no-audit', '--no-fund', '--loglevel=warn', '--ignore-scripts'];
 	return cli
-		? run(step, process.execPath, [path.join(cli, 'bin', 'npm-cli.js'), ...args, ...base], { cwd }, p)
+		? run(
+				step,
+				process.execPath,
+				[path.join(cli, 'bin', 'npm-cli.js'), ...args, ...base],
+				{ cwd },
+				p,
+			)
 		: run(step, 'npm', [...args, ...base], { cwd }, p);
 }
 
@@ -199,7 +205,9 @@ async function ensureN8n() {
 	const result = () => ({ node24Path: p.node24Path, n8nBin: p.n8nBin, cacheDir: p.cacheDir });
 	if (isComplete(p)) return result();
 	if (process.platform !== 'linux' || process.arch !== 'x64') {
-		throw new Error(`n8n install recipe supports linux-x64 only (got ${process.platform}-${process.arch})`);
+		throw new Error(
+			`n8n install recipe supports linux-x64 only (got ${process.platform}-${process.arch})`,
+		);
 	}
 	return withLock(p, async () => {
 		if (isComplete(p)) return result();

@@ -19,7 +19,10 @@ export interface WorkflowSetup {
 }
 
 /** A workflow JSON file from test/workflows with the test's items and parameters filled in. */
-export function workflowFrom(template: keyof typeof templates, setup: WorkflowSetup = {}): IWorkflowBase {
+export function workflowFrom(
+	template: keyof typeof templates,
+	setup: WorkflowSetup = {},
+): IWorkflowBase {
 	const workflow = JSON.parse(JSON.stringify(templates[template])) as IWorkflowBase;
 	const start = workflow.nodes.find((node) => node.type === 'test.items')!;
 	const node = workflow.nodes.find((candidate) => candidate.type === NODE_TYPE)!;

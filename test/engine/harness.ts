@@ -6,6 +6,7 @@
 import { Container } from '@n8n/di';
 import { BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import type {
+	IBinaryData,
 	ICredentialDataDecryptedObject,
 	ICredentialType,
 	IExecuteData,
@@ -98,6 +99,11 @@ async function ensureBinaryDataService(): Promise<void> {
 	await binaryDataReady;
 }
 
+/** The bytes of a binary item, wherever n8n's binary data mode stored them. */
+export async function binaryBuffer(binary: IBinaryData): Promise<Buffer> {
+	return await Container.get(BinaryDataService).getAsBuffer(binary);
+}
+
 export interface TestCredentials {
 	baseUrl: string;
 	apiKey: string;
@@ -169,7 +175,8 @@ export async function runWorkflow(
 	const finished = new Promise<IRun>((resolve) => (resolveRun = resolve));
 	hooks.addHandler('workflowExecuteAfter', (run) => resolveRun(run));
 
-	const startNode = workflowData.nodes.find((node) => node.type === 'test.items') ?? workflowData.nodes[0];
+	const startNode =
+		workflowData.nodes.find((node) => node.type === 'test.items') ?? workflowData.nodes[0];
 	const start: IExecuteData = {
 		node: workflow.getNode(startNode.name)!,
 		data: { main: [[{ json: {} }]] },

@@ -103,7 +103,11 @@ describe('Import Lead through the execution engine', () => {
 		expect(emulator().requests).toHaveLength(2);
 		expect(result.success).toHaveLength(2);
 		expect(result.errors).toHaveLength(3);
-		expect(result.errors.map((item) => item.name)).toEqual(['letters', 'no country code', 'missing phone']);
+		expect(result.errors.map((item) => item.name)).toEqual([
+			'letters',
+			'no country code',
+			'missing phone',
+		]);
 		expect(result.errors[0].error).toMatch(/^phone_e164: "call me maybe" contains characters/);
 		expect(result.errors[1].error).toMatch(/has no country code/);
 		expect(result.errors[2].error).toMatch(/phone_e164: Field required/);
@@ -114,11 +118,7 @@ describe('Import Lead through the execution engine', () => {
 
 	test('422 from the API becomes an error on the item that caused it, naming the field and the server words', async () => {
 		const workflow = workflowFrom('importLeads', {
-			items: [
-				{ phone: '+14155550001' },
-				{ phone: '12345' },
-				{ phone: '+14155550003' },
-			],
+			items: [{ phone: '+14155550001' }, { phone: '12345' }, { phone: '+14155550003' }],
 			// Let the server judge the number, so its 422 is what the user sees.
 			parameters: { options: { validatePhone: false } },
 		});
@@ -129,9 +129,15 @@ describe('Import Lead through the execution engine', () => {
 		expect(result.errors).toHaveLength(1);
 		const [failed] = result.errors;
 		expect(failed.phone).toBe('12345');
-		expect(failed.error).toMatch(/^The API rejected the lead \(422\): phone_e164: Value error, phone_e164 must be an E\.164 number/);
+		expect(failed.error).toMatch(
+			/^The API rejected the lead \(422\): phone_e164: Value error, phone_e164 must be an E\.164 number/,
+		);
 		expect(failed.details).toEqual([
-			expect.objectContaining({ loc: ['body', 'phone_e164'], type: 'value_error', msg: expect.any(String) }),
+			expect.objectContaining({
+				loc: ['body', 'phone_e164'],
+				type: 'value_error',
+				msg: expect.any(String),
+			}),
 		]);
 		const errorItem = result.output('Import Lead').error[0];
 		expect(errorItem.pairedItem).toEqual({ item: 1 });
@@ -144,7 +150,10 @@ describe('Import Lead through the execution engine', () => {
 		});
 		const result = await run(workflow, credentials());
 		expect(result.success).toHaveLength(3);
-		expect(result.success[1]).toEqual({ error: expect.stringMatching(/^phone_e164:/), details: expect.any(Array) });
+		expect(result.success[1]).toEqual({
+			error: expect.stringMatching(/^phone_e164:/),
+			details: expect.any(Array),
+		});
 		expect(result.errors).toEqual([]);
 	});
 
@@ -158,8 +167,12 @@ describe('Import Lead through the execution engine', () => {
 		expect(result.error).toBeDefined();
 		expect(result.error?.name).toBe('NodeApiError');
 		expect(result.error?.message).toMatch(/phone_e164: Value error/);
-		expect(result.error?.description).toMatch(/loc: body\.phone_e164 \| msg: .* \| type: value_error/);
-		expect((result.error as unknown as { context: { itemIndex: number } }).context.itemIndex).toBe(1);
+		expect(result.error?.description).toMatch(
+			/loc: body\.phone_e164 \| msg: .* \| type: value_error/,
+		);
+		expect((result.error as unknown as { context: { itemIndex: number } }).context.itemIndex).toBe(
+			1,
+		);
 	});
 
 	test('every input item ends in exactly one output (count invariant) for a mixed batch', async () => {
@@ -174,11 +187,15 @@ describe('Import Lead through the execution engine', () => {
 		const result = await run(workflow, credentials());
 		const all = [...result.output('Import Lead').success, ...result.output('Import Lead').error];
 		expect(all).toHaveLength(items.length);
-		const paired = all.map((item) => (item.pairedItem as { item: number }).item).sort((a, b) => a - b);
+		const paired = all
+			.map((item) => (item.pairedItem as { item: number }).item)
+			.sort((a, b) => a - b);
 		expect(paired).toEqual(items.map((_, index) => index));
 		// A number in a text field is the user's obvious intent: sent as text, not rejected.
 		expect(emulator().leads.get('+14155559999')?.name).toBe('12345');
-		expect(result.errors.find((item) => item.error?.toString().includes('must be text'))).toBeDefined();
+		expect(
+			result.errors.find((item) => item.error?.toString().includes('must be text')),
+		).toBeDefined();
 	});
 
 	test('401 and 403 are reported clearly, are not retried, and never echo the key', async () => {

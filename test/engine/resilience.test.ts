@@ -1,7 +1,8 @@
 import { DEMO_KEYS } from '../emulator';
 import { leads, run, useEmulator, workflowFrom } from './fixtures';
 
-const statuses = (requests: Array<{ status: unknown }>) => requests.map((request) => request.status);
+const statuses = (requests: Array<{ status: unknown }>) =>
+	requests.map((request) => request.status);
 
 describe('Rate limits: pacing and Retry-After', () => {
 	const { emulator, credentials } = useEmulator();
@@ -38,7 +39,13 @@ describe('Rate limits: pacing and Retry-After', () => {
 		['garbage', 'soon-ish'],
 	])('429 with Retry-After as %s is waited out and retried', async (_label, retryAfter) => {
 		const header = retryAfter === 'date' ? new Date(Date.now() + 1500).toUTCString() : retryAfter;
-		emulator().inject({ kind: 'status', status: 429, count: 2, retryAfter: header, path: '/v1/leads' });
+		emulator().inject({
+			kind: 'status',
+			status: 429,
+			count: 2,
+			retryAfter: header,
+			path: '/v1/leads',
+		});
 		const started = Date.now();
 		const result = await run(workflowFrom('importLeads', { items: leads(1) }), credentials());
 		expect(result.success).toHaveLength(1);
@@ -47,7 +54,13 @@ describe('Rate limits: pacing and Retry-After', () => {
 	});
 
 	test('the Max Rate-Limit Wait option turns an endless 429 into a clear item error', async () => {
-		emulator().inject({ kind: 'status', status: 429, count: 50, retryAfter: '1', path: '/v1/leads' });
+		emulator().inject({
+			kind: 'status',
+			status: 429,
+			count: 50,
+			retryAfter: '1',
+			path: '/v1/leads',
+		});
 		const result = await run(
 			workflowFrom('importLeads', {
 				items: leads(1),
@@ -100,7 +113,13 @@ describe('Transient failures: retries with backoff', () => {
 	});
 
 	test('503 beyond Max Retries becomes a clear item error, even when the body is an HTML page', async () => {
-		emulator().inject({ kind: 'status', status: 503, count: 3, path: '/v1/leads', body: '<html><body>Bad gateway</body></html>' });
+		emulator().inject({
+			kind: 'status',
+			status: 503,
+			count: 3,
+			path: '/v1/leads',
+			body: '<html><body>Bad gateway</body></html>',
+		});
 		const result = await run(
 			workflowFrom('importLeads', {
 				items: leads(1),
@@ -109,7 +128,9 @@ describe('Transient failures: retries with backoff', () => {
 			credentials(),
 		);
 		expect(result.errors).toHaveLength(1);
-		expect(result.errors[0].error).toMatch(/temporarily unavailable \(503\) and still failed after 3 attempts/);
+		expect(result.errors[0].error).toMatch(
+			/temporarily unavailable \(503\) and still failed after 3 attempts/,
+		);
 		expect(statuses(emulator().requests)).toEqual([503, 503, 503]);
 		// The follow-up run shows the service is back: nothing else was affected.
 		const again = await run(workflowFrom('importLeads', { items: leads(1) }), credentials());
@@ -117,7 +138,13 @@ describe('Transient failures: retries with backoff', () => {
 	});
 
 	test('a 503 with Retry-After waits as told', async () => {
-		emulator().inject({ kind: 'status', status: 503, count: 1, retryAfter: '1', path: '/v1/leads' });
+		emulator().inject({
+			kind: 'status',
+			status: 503,
+			count: 1,
+			retryAfter: '1',
+			path: '/v1/leads',
+		});
 		const started = Date.now();
 		const result = await run(workflowFrom('importLeads', { items: leads(1) }), credentials());
 		expect(result.success).toHaveLength(1);
@@ -150,11 +177,19 @@ describe('Transient failures: retries with backoff', () => {
 			workflowFrom('importLeads', { items: leads(1), parameters: { options: { maxRetries: 1 } } }),
 			credentials({ baseUrl: 'http://127.0.0.1:9' }),
 		);
-		expect(result.errors[0].error).toMatch(/Nothing is listening at http:\/\/127\.0\.0\.1:9 \(connection refused\)/);
+		expect(result.errors[0].error).toMatch(
+			/Nothing is listening at http:\/\/127\.0\.0\.1:9 \(connection refused\)/,
+		);
 	});
 
 	test('a malformed or empty 201 body still reports the imported lead', async () => {
-		emulator().inject({ kind: 'status', status: 201, count: 1, path: '/v1/leads', body: '{"id": "lead_1", ' });
+		emulator().inject({
+			kind: 'status',
+			status: 201,
+			count: 1,
+			path: '/v1/leads',
+			body: '{"id": "lead_1", ',
+		});
 		emulator().inject({ kind: 'status', status: 201, count: 1, path: '/v1/leads', body: '' });
 		const result = await run(workflowFrom('importLeads', { items: leads(2) }), credentials());
 		expect(result.success).toEqual([

@@ -1,16 +1,19 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties, IPollFunctions } from 'n8n-workflow';
 
 import type { RequestPolicy } from '../transport';
 import { DEFAULT_REQUEST_POLICY } from '../transport';
 
-/** Options every operation offers, added to each operation's "Options" collection. */
+/**
+ * Options every operation offers, added to each operation's "Options" collection.
+ * The defaults repeat DEFAULT_REQUEST_POLICY as literals: n8n reads them statically.
+ */
 export const requestOptionFields: INodeProperties[] = [
 	{
 		displayName: 'Max Rate-Limit Wait (Seconds)',
 		name: 'maxRateLimitWait',
 		type: 'number',
 		typeOptions: { minValue: 0 },
-		default: DEFAULT_REQUEST_POLICY.maxRateLimitWaitMs / 1000,
+		default: 300,
 		description:
 			'When the API answers 429 (rate limited), the node waits as long as it asks and retries. This caps the total wait for one request; past it the item fails with a clear error.',
 	},
@@ -19,7 +22,7 @@ export const requestOptionFields: INodeProperties[] = [
 		name: 'maxRetries',
 		type: 'number',
 		typeOptions: { minValue: 0, maxValue: 10 },
-		default: DEFAULT_REQUEST_POLICY.maxRetries,
+		default: 5,
 		description:
 			'How many times to retry after a temporary failure (503, 502, 504, connection reset, timeout), with growing pauses in between',
 	},
@@ -28,21 +31,28 @@ export const requestOptionFields: INodeProperties[] = [
 		name: 'timeout',
 		type: 'number',
 		typeOptions: { minValue: 1 },
-		default: DEFAULT_REQUEST_POLICY.timeoutMs / 1000,
+		default: 60,
 		description: 'How long to wait for the API to answer one request before retrying it',
 	},
 ];
 
-export function readRequestPolicy(this: IExecuteFunctions, itemIndex: number): RequestPolicy {
-	const options = this.getNodeParameter('options', itemIndex, {}) as {
-		maxRateLimitWait?: number;
-		maxRetries?: number;
-		timeout?: number;
-	};
+/** Reads the options of one item, or of the node when there are no items (polling trigger). */
+export function readRequestPolicy(
+	this: IExecuteFunctions | IPollFunctions,
+	itemIndex?: number,
+): RequestPolicy {
+	const options = (
+		itemIndex === undefined
+			? (this as IPollFunctions).getNodeParameter('options', {})
+			: (this as IExecuteFunctions).getNodeParameter('options', itemIndex, {})
+	) as { maxRateLimitWait?: number; maxRetries?: number; timeout?: number };
 	const seconds = (value: unknown, fallbackMs: number) =>
 		typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value * 1000 : fallbackMs;
 	return {
-		maxRateLimitWaitMs: seconds(options.maxRateLimitWait, DEFAULT_REQUEST_POLICY.maxRateLimitWaitMs),
+		maxRateLimitWaitMs: seconds(
+			options.maxRateLimitWait,
+			DEFAULT_REQUEST_POLICY.maxRateLimitWaitMs,
+		),
 		maxRetries:
 			typeof options.maxRetries === 'number' && options.maxRetries >= 0
 				? Math.floor(options.maxRetries)

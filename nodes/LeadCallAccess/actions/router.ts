@@ -6,7 +6,10 @@ import * as call from './call';
 import * as lead from './lead';
 import * as recording from './recording';
 
-type OperationExecute = (this: IExecuteFunctions, itemIndex: number) => Promise<INodeExecutionData[]>;
+type OperationExecute = (
+	this: IExecuteFunctions,
+	itemIndex: number,
+) => Promise<INodeExecutionData[]>;
 
 const resources: Record<string, Record<string, { execute: OperationExecute }>> = {
 	lead: lead.operations,

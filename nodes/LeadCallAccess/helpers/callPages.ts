@@ -17,7 +17,8 @@ export interface CallPagesOptions {
 	policy: RequestPolicy;
 }
 
-function idOf(record: IDataObject): string | undefined {
+/** A call's identifier; the spec shows no call fields, so the common spellings are accepted. */
+export function idOf(record: IDataObject): string | undefined {
 	const id = record.id ?? record.call_id ?? record.callId;
 	return typeof id === 'string' || typeof id === 'number' ? String(id) : undefined;
 }

@@ -5,7 +5,13 @@ import type { IDataObject } from 'n8n-workflow';
  * that APIs of this kind use are all accepted (see README, "List Calls pagination").
  */
 const LIST_KEYS = ['data', 'items', 'calls', 'results', 'records'];
-const CURSOR_KEYS = ['next_cursor', 'nextCursor', 'next_page_token', 'nextPageToken', 'cursor_next'];
+const CURSOR_KEYS = [
+	'next_cursor',
+	'nextCursor',
+	'next_page_token',
+	'nextPageToken',
+	'cursor_next',
+];
 const NEXT_KEYS = ['next', 'next_url', 'nextUrl', 'next_page', 'nextPage'];
 const CONTAINER_KEYS = ['pagination', 'meta', 'links', 'paging', 'page_info', 'pageInfo'];
 
@@ -34,7 +40,8 @@ function nextFromValue(value: unknown): NextPage {
 
 function nextFromObject(source: IDataObject): { found: boolean; next: NextPage } {
 	let found = false;
-	if (source.has_more === false || source.hasMore === false) return { found: true, next: undefined };
+	if (source.has_more === false || source.hasMore === false)
+		return { found: true, next: undefined };
 	for (const key of [...CURSOR_KEYS, ...NEXT_KEYS]) {
 		if (key in source) {
 			found = true;

@@ -11,7 +11,9 @@ export type PhoneResult = { ok: true; e164: string } | { ok: false; reason: stri
 
 export function normalizeCountryCode(raw: unknown): string | undefined {
 	if (raw === undefined || raw === null) return undefined;
-	const digits = String(raw).trim().replace(/^(\+|00)/, '');
+	const digits = String(raw)
+		.trim()
+		.replace(/^(\+|00)/, '');
 	return digits === '' ? undefined : digits;
 }
 
@@ -24,10 +26,14 @@ export function normalizePhone(raw: string, defaultCountryCode?: string): PhoneR
 	const text = raw.trim();
 	if (text === '') return { ok: false, reason: 'is empty' };
 	if (/[^\d\s().\-+/]/.test(text)) {
-		return { ok: false, reason: 'contains characters other than digits, spaces, +, -, ., / and brackets' };
+		return {
+			ok: false,
+			reason: 'contains characters other than digits, spaces, +, -, ., / and brackets',
+		};
 	}
 	let digits = text.replace(/[\s().\-/]/g, '');
-	if (digits.lastIndexOf('+') > 0) return { ok: false, reason: "has a '+' that is not at the start" };
+	if (digits.lastIndexOf('+') > 0)
+		return { ok: false, reason: "has a '+' that is not at the start" };
 
 	let e164: string;
 	if (digits.startsWith('+')) {
@@ -36,18 +42,23 @@ export function normalizePhone(raw: string, defaultCountryCode?: string): PhoneR
 		e164 = `+${digits.slice(2)}`;
 	} else if (defaultCountryCode !== undefined) {
 		if (!/^[1-9]\d{0,2}$/.test(defaultCountryCode)) {
-			return { ok: false, reason: `cannot use the default country code "${defaultCountryCode}" (expected 1 to 3 digits)` };
+			return {
+				ok: false,
+				reason: `cannot use the default country code "${defaultCountryCode}" (expected 1 to 3 digits)`,
+			};
 		}
 		// NANP numbers are often written with their leading 1 ("1 415 555 2671").
 		if (defaultCountryCode === '1' && digits.length === 11 && digits.startsWith('1')) {
 			digits = digits.slice(1);
 		}
-		if (digits.startsWith('0') && !KEEPS_TRUNK_ZERO.has(defaultCountryCode)) digits = digits.slice(1);
+		if (digits.startsWith('0') && !KEEPS_TRUNK_ZERO.has(defaultCountryCode))
+			digits = digits.slice(1);
 		e164 = `+${defaultCountryCode}${digits}`;
 	} else {
 		return {
 			ok: false,
-			reason: 'has no country code: start it with + (e.g. +14155552671) or set the Default Country Code option',
+			reason:
+				'has no country code: start it with + (e.g. +14155552671) or set the Default Country Code option',
 		};
 	}
 	if (!E164_PATTERN.test(e164)) {

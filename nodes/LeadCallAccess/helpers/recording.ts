@@ -1,4 +1,10 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IBinaryData, IDataObject } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { ApiContext, RequestPolicy } from '../transport';
+import { apiRequest } from '../transport';
+import type { SignedDownload } from '../transport/download';
+import { downloadSignedFile } from '../transport/download';
 
 /** Field names under which APIs of this kind return a signed download URL (the spec does not show it). */
 const URL_KEYS = [
@@ -78,4 +84,76 @@ export function recordingFileName(
 	if (fromUrl && /\.[a-z0-9]{2,5}$/i.test(fromUrl)) return safeFileName(fromUrl);
 	const extension = EXTENSIONS[(contentType ?? '').toLowerCase()] ?? 'bin';
 	return safeFileName(`${callId}.${extension}`);
+}
+
+export interface RecordingInfo {
+	/** What the API said about the recording, with `callId` added. */
+	json: IDataObject;
+	/** The signed download URL, when the answer holds one. */
+	url?: string;
+}
+
+/**
+ * Asks the API for a call's recording: usually JSON with a signed URL, sometimes a redirect
+ * to it. Shared by the Get Recording operation and the trigger's "Download Recording" option.
+ */
+export async function fetchRecordingInfo(
+	this: ApiContext,
+	callId: string,
+	policy: RequestPolicy,
+): Promise<RecordingInfo> {
+	const response = await apiRequest.call(
+		this,
+		{
+			operation: 'getRecording',
+			method: 'GET',
+			path: `/v1/calls/${encodeURIComponent(callId)}/recording`,
+			acceptRedirect: true,
+		},
+		policy,
+	);
+	const location = response.headers.location;
+	if (response.statusCode >= 300 && typeof location === 'string') {
+		return { json: { callId, url: location }, url: location };
+	}
+	const body =
+		typeof response.body === 'object' && response.body !== null && !Array.isArray(response.body)
+			? (response.body as IDataObject)
+			: {};
+	return { json: { ...body, callId }, url: signedUrlOf(body) };
+}
+
+/** Downloads the recording `info` points to into n8n's binary data store. */
+export async function downloadRecording(
+	this: ApiContext,
+	callId: string,
+	info: RecordingInfo,
+	policy: RequestPolicy,
+): Promise<IBinaryData> {
+	if (info.url === undefined) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`The recording answer for call ${callId} holds no download URL (fields: ${Object.keys(info.json).join(', ')})`,
+		);
+	}
+	let url = info.url;
+	return await downloadSignedFile.call<
+		ApiContext,
+		[SignedDownload<IBinaryData>],
+		Promise<IBinaryData>
+	>(this, {
+		url: () => url,
+		// Signed URLs expire: when the file host refuses one, ask the API for a fresh URL once.
+		refreshUrl: async () => {
+			const fresh = await fetchRecordingInfo.call(this, callId, policy);
+			url = fresh.url ?? url;
+		},
+		store: async (file) =>
+			await this.helpers.prepareBinaryData(
+				file.stream as never,
+				recordingFileName(callId, url, file.contentType, file.contentDisposition),
+				file.contentType,
+			),
+		policy,
+	});
 }

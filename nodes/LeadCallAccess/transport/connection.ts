@@ -34,14 +34,12 @@ export function parseBaseUrl(raw: unknown): { apiBase: string; origin: string } 
 	if (text === '') {
 		throw new ConnectionSettingsError('The credential has no Base URL: enter the API address');
 	}
-	let url: URL;
-	try {
-		url = new URL(text);
-	} catch {
+	if (!URL.canParse(text)) {
 		throw new ConnectionSettingsError(
 			`The credential's Base URL "${text}" is not a valid URL (expected e.g. https://api.example.com)`,
 		);
 	}
+	const url = new URL(text);
 	if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
 		throw new ConnectionSettingsError(
 			`The credential's Base URL must start with https:// (plain http:// is allowed only for localhost), got "${url.protocol}//${url.host}"`,

@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import type { RequestPolicy } from '.';
-import { pause } from '.';
+import type { RequestPolicy } from './index';
+import { pause } from './index';
 import { backoffDelayMs, isRetryableStatus, parseRetryAfter } from './retryPolicy';
 
 export interface DownloadedFile {

@@ -60,11 +60,16 @@ export function serverMessage(response: ApiResponse): string | undefined {
 	}
 	const text = response.text?.trim();
 	if (!text) return undefined;
-	if (/^<(!doctype|html)/i.test(text)) return 'the server answered with an HTML page instead of JSON';
+	if (/^<(!doctype|html)/i.test(text))
+		return 'the server answered with an HTML page instead of JSON';
 	return text.replace(/\s+/g, ' ').slice(0, 300);
 }
 
-function validationError(node: INode, response: ApiResponse, operation: ApiOperation): NodeApiError {
+function validationError(
+	node: INode,
+	response: ApiResponse,
+	operation: ApiOperation,
+): NodeApiError {
 	const detail = (response.body as { detail?: unknown } | undefined)?.detail;
 	const issues = Array.isArray(detail) ? detail.filter(isValidationIssue) : [];
 	const subject = operation === 'importLead' ? 'lead' : 'request';
@@ -106,10 +111,12 @@ export function errorFromResponse(
 	let description = said ? `The server said: ${said}` : undefined;
 	if (statusCode === 401) {
 		message = 'API key missing or invalid (401)';
-		description = `Check the API key in the credential; it may have been revoked. ${description ?? ''}`.trim();
+		description =
+			`Check the API key in the credential; it may have been revoked. ${description ?? ''}`.trim();
 	} else if (statusCode === 403) {
 		message = `The API key lacks the scope ${scope} needed to ${action} (403)`;
-		description = `Add the ${scope} scope to the key in the desktop app (Settings > Developers) or use a key that has it. ${description ?? ''}`.trim();
+		description =
+			`Add the ${scope} scope to the key in the desktop app (Settings > Developers) or use a key that has it. ${description ?? ''}`.trim();
 	} else if (statusCode === 404) {
 		message = `Not found (404)${said ? `: ${said}` : ''}`;
 	} else if (statusCode >= 500 || statusCode === 408 || statusCode === 429) {

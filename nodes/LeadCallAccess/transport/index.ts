@@ -70,7 +70,7 @@ export async function getConnectionSettings(this: ApiContext): Promise<Connectio
 		if (error instanceof ConnectionSettingsError) {
 			throw new NodeOperationError(this.getNode(), error.message, { level: 'warning' });
 		}
-		throw error;
+		throw new NodeOperationError(this.getNode(), error as Error);
 	}
 }
 
@@ -79,7 +79,8 @@ export async function pause(this: ApiContext, ms: number): Promise<void> {
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
 	const until = Date.now() + ms;
 	for (let left = ms; left > 0; left = until - Date.now()) {
-		if (signal?.aborted) throw new NodeOperationError(this.getNode(), 'The execution was cancelled');
+		if (signal?.aborted)
+			throw new NodeOperationError(this.getNode(), 'The execution was cancelled');
 		await sleep(Math.min(left, 1000));
 	}
 }
@@ -103,7 +104,12 @@ function toApiResponse(raw: {
 	for (const [name, value] of Object.entries(raw.headers ?? {})) {
 		headers[name.toLowerCase()] = value as string | string[] | undefined;
 	}
-	const response: ApiResponse = { statusCode: raw.statusCode, headers, body: undefined, raw: buffer };
+	const response: ApiResponse = {
+		statusCode: raw.statusCode,
+		headers,
+		body: undefined,
+		raw: buffer,
+	};
 	const contentType = headerValue(headers, 'content-type') ?? '';
 	const isBinary = /^(audio|video|image)\/|application\/octet-stream/i.test(contentType);
 	if (buffer.length === 0 || isBinary) return response;
@@ -123,7 +129,11 @@ function networkFailure(error: unknown): { code: string; message: string } {
 	const text = String(message ?? '');
 	const resolvedCode =
 		code ??
-		(/timeout/i.test(text) ? 'ETIMEDOUT' : /socket hang up|aborted/i.test(text) ? 'ECONNRESET' : 'UNKNOWN');
+		(/timeout/i.test(text)
+			? 'ETIMEDOUT'
+			: /socket hang up|aborted/i.test(text)
+				? 'ECONNRESET'
+				: 'UNKNOWN');
 	return { code: resolvedCode, message: text };
 }
 
@@ -135,7 +145,8 @@ function describeNetworkFailure(code: string, origin: string, timeoutMs: number)
 		return `The connection to the API at ${origin} was reset`;
 	}
 	if (code === 'ECONNREFUSED') return `Nothing is listening at ${origin} (connection refused)`;
-	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `The host of ${origin} could not be found`;
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+		return `The host of ${origin} could not be found`;
 	return `Could not reach the API at ${origin} (${code})`;
 }
 
@@ -195,8 +206,12 @@ export async function apiRequest(
 				}),
 			);
 		} catch (error) {
-			if (error instanceof ConnectionSettingsError || (error as Error).cause instanceof ConnectionSettingsError) {
-				const cause = error instanceof ConnectionSettingsError ? error : ((error as Error).cause as Error);
+			if (
+				error instanceof ConnectionSettingsError ||
+				(error as Error).cause instanceof ConnectionSettingsError
+			) {
+				const cause =
+					error instanceof ConnectionSettingsError ? error : ((error as Error).cause as Error);
 				throw new NodeOperationError(node, cause.message);
 			}
 			const failure = networkFailure(error);

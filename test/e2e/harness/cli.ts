@@ -12,9 +12,15 @@ function writeInput(sandbox: N8nSandbox, prefix: string, value: unknown): string
 }
 
 /** Never echo the output of credential commands: it could contain the data we imported. */
-function check(what: string, result: { code: number | null; stdout: string; stderr: string }, quiet = false) {
+function check(
+	what: string,
+	result: { code: number | null; stdout: string; stderr: string },
+	quiet = false,
+) {
 	if (result.code === 0) return;
-	const detail = quiet ? '(output withheld: may contain secrets)' : `${result.stdout}\n${result.stderr}`;
+	const detail = quiet
+		? '(output withheld: may contain secrets)'
+		: `${result.stdout}\n${result.stderr}`;
 	throw new Error(`n8n ${what} failed (exit ${result.code}) ${detail}`.trim());
 }
 
@@ -22,10 +28,17 @@ function check(what: string, result: { code: number | null; stdout: string; stde
  * `n8n import:credentials`: the file is an array of {id, name, type, data}; a plain-object
  * `data` is encrypted by n8n with the sandbox key (an already encrypted string is kept).
  */
-export async function importCredential(sandbox: N8nSandbox, credential: CredentialJson): Promise<void> {
+export async function importCredential(
+	sandbox: N8nSandbox,
+	credential: CredentialJson,
+): Promise<void> {
 	const file = writeInput(sandbox, 'credential', [credential]);
 	try {
-		check('import:credentials', await runN8nCli(sandbox, ['import:credentials', `--input=${file}`]), true);
+		check(
+			'import:credentials',
+			await runN8nCli(sandbox, ['import:credentials', `--input=${file}`]),
+			true,
+		);
 	} finally {
 		fs.rmSync(file, { force: true });
 	}
@@ -63,10 +76,13 @@ export interface ExecuteResult {
  * On success n8n prints `JSON.stringify(run, null, 2)`; on failure it logs
  * "Execution was NOT successful" followed by the same JSON and exits 1. Log lines share stdout.
  */
-export async function executeWorkflow(sandbox: N8nSandbox, workflowId: string): Promise<ExecuteResult> {
+export async function executeWorkflow(
+	sandbox: N8nSandbox,
+	workflowId: string,
+): Promise<ExecuteResult> {
 	const result = await runN8nCli(sandbox, ['execute', `--id=${workflowId}`, '--rawOutput']);
 	const run = parseExecuteOutput(result.stdout);
-	return { run, ok: result.code === 0 && run?.status !== 'error', ...result };
+	return { run, ok: result.code === 0 && run !== undefined && run.status !== 'error', ...result };
 }
 
 /**

@@ -31,7 +31,10 @@ async function query<T>(sandbox: N8nSandbox, args: string[]): Promise<T> {
 }
 
 /** Executions n8n stored, newest first (optionally of one workflow). */
-export function readStoredExecutions(sandbox: N8nSandbox, workflowId?: string): Promise<StoredExecution[]> {
+export function readStoredExecutions(
+	sandbox: N8nSandbox,
+	workflowId?: string,
+): Promise<StoredExecution[]> {
 	return query(sandbox, ['executions', ...(workflowId ? [workflowId] : [])]);
 }
 
@@ -40,6 +43,9 @@ export function readStoredExecutions(sandbox: N8nSandbox, workflowId?: string): 
  * stored" assertions. execution_entity + execution_data hold executions; credentials_entity holds
  * credentials encrypted, so a plaintext key must not show up anywhere.
  */
-export async function readDatabaseText(sandbox: N8nSandbox, tables: string[] = []): Promise<string> {
+export async function readDatabaseText(
+	sandbox: N8nSandbox,
+	tables: string[] = [],
+): Promise<string> {
 	return JSON.stringify(await query<Record<string, unknown[]>>(sandbox, ['dump', ...tables]));
 }

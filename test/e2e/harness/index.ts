@@ -1,5 +1,12 @@
 /** Real-n8n end-to-end harness: see README.md in this folder. */
-export { ensureN8n, n8nModulesDir, N8N_VERSION, NODE24_VERSION, REPO_DIR, type N8nInstall } from './n8n-install';
+export {
+	ensureN8n,
+	n8nModulesDir,
+	N8N_VERSION,
+	NODE24_VERSION,
+	REPO_DIR,
+	type N8nInstall,
+} from './n8n-install';
 export { createN8nSandbox, runN8nCli, type N8nSandbox, type SandboxOptions } from './sandbox';
 export { packAndInstall, type InstalledPackage } from './pack';
 export {
@@ -19,4 +26,11 @@ export {
 	type CredentialTestResult,
 	type ServerRunResult,
 } from './server';
-export { nodeOutput, type CredentialJson, type NodeExecutionItem, type RunData, type TaskData, type WorkflowJson } from './types';
+export {
+	nodeOutput,
+	type CredentialJson,
+	type NodeExecutionItem,
+	type RunData,
+	type TaskData,
+	type WorkflowJson,
+} from './types';

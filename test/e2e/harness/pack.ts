@@ -9,13 +9,16 @@ export interface InstalledPackage {
 	version: string;
 	/** `<userFolder>/.n8n/nodes/node_modules/<name>` */
 	packageDir: string;
-	tarball: string;
+	/** File name npm pack produced (the temp tarball itself is deleted). */
+	tarballName: string;
 }
 
 async function npm(args: string[], cwd: string): Promise<string> {
 	const result = await runProcess('npm', args, { cwd, env: process.env, timeoutMs: 300_000 });
 	if (result.code !== 0) {
-		throw new Error(`npm ${args.join(' ')} failed in ${cwd} (exit ${result.code}):\n${result.stderr}`);
+		throw new Error(
+			`npm ${args.join(' ')} failed in ${cwd} (exit ${result.code}):\n${result.stderr}`,
+		);
 	}
 	return result.stdout;
 }
@@ -28,19 +31,39 @@ async function npm(args: string[], cwd: string): Promise<string> {
  * with n8n's flags, and record it in nodes/package.json. n8n then finds it by scanning
  * node_modules for `n8n-nodes-*` / `@scope/n8n-nodes-*` folders.
  */
-export async function packAndInstall(repoDir: string, userFolder: string): Promise<InstalledPackage> {
+export async function packAndInstall(
+	repoDir: string,
+	userFolder: string,
+): Promise<InstalledPackage> {
 	const packDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lca-pack-'));
 	// --ignore-scripts: pack must not rebuild; the caller runs `npm run build` first.
 	const [info] = JSON.parse(
 		await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], repoDir),
 	) as Array<{ name: string; version: string; filename: string }>;
 	const tarball = path.join(packDir, path.basename(info.filename));
+	try {
+		return await installTarball(tarball, info, userFolder);
+	} finally {
+		fs.rmSync(packDir, { recursive: true, force: true });
+	}
+}
 
+async function installTarball(
+	tarball: string,
+	info: { name: string; version: string; filename: string },
+	userFolder: string,
+): Promise<InstalledPackage> {
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	const packageDir = path.join(nodesDir, 'node_modules', info.name);
 	fs.rmSync(packageDir, { recursive: true, force: true });
 	fs.mkdirSync(packageDir, { recursive: true });
-	const result = await runProcess('tar', ['-xzf', tarball, '-C', packageDir, '--strip-components=1']);
+	const result = await runProcess('tar', [
+		'-xzf',
+		tarball,
+		'-C',
+		packageDir,
+		'--strip-components=1',
+	]);
 	if (result.code !== 0) throw new Error(`tar failed: ${result.stderr}`);
 
 	const pkgFile = path.join(packageDir, 'package.json');
@@ -69,5 +92,10 @@ export async function packAndInstall(repoDir: string, userFolder: string): Promi
 	ledger.dependencies = { ...ledger.dependencies, [info.name]: info.version };
 	fs.writeFileSync(ledgerFile, JSON.stringify(ledger, null, 2));
 
-	return { name: info.name, version: info.version, packageDir, tarball };
+	return {
+		name: info.name,
+		version: info.version,
+		packageDir,
+		tarballName: path.basename(tarball),
+	};
 }

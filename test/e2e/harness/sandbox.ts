@@ -34,7 +34,15 @@ export interface N8nSandbox {
  * Env prefixes n8n reads. They are stripped from the inherited environment so a developer's
  * shell (or a real n8n install) cannot change what the tests see.
  */
-const N8N_ENV_PREFIXES = ['N8N_', 'DB_', 'EXECUTIONS_', 'QUEUE_', 'WEBHOOK_URL', 'NODES_', 'GENERIC_'];
+const N8N_ENV_PREFIXES = [
+	'N8N_',
+	'DB_',
+	'EXECUTIONS_',
+	'QUEUE_',
+	'WEBHOOK_URL',
+	'NODES_',
+	'GENERIC_',
+];
 
 /** A temp N8N_USER_FOLDER plus the env for a quiet, local, offline n8n. */
 export async function createN8nSandbox(options: SandboxOptions = {}): Promise<N8nSandbox> {
@@ -51,6 +59,9 @@ export async function createN8nSandbox(options: SandboxOptions = {}): Promise<N8
 	);
 	const env: NodeJS.ProcessEnv = {
 		...inherited,
+		// jest sets NODE_ENV=test, which makes n8n refuse to load nodes ("Not available in
+		// tests"); unset means development mode (hot reload watchers). Run as users do.
+		NODE_ENV: 'production',
 		N8N_USER_FOLDER: userFolder,
 		// Known key: no generated config file race between parallel CLI calls.
 		N8N_ENCRYPTION_KEY: encryptionKey,
@@ -118,7 +129,11 @@ export async function createN8nSandbox(options: SandboxOptions = {}): Promise<N8
 }
 
 /** Runs `n8n <args>` with the sandbox env and the cached Node 24. */
-export function runN8nCli(sandbox: N8nSandbox, args: string[], timeoutMs = 120_000): Promise<RunResult> {
+export function runN8nCli(
+	sandbox: N8nSandbox,
+	args: string[],
+	timeoutMs = 120_000,
+): Promise<RunResult> {
 	return runProcess(sandbox.install.node24Path, [sandbox.install.n8nBin, ...args], {
 		cwd: sandbox.userFolder,
 		env: sandbox.env,

@@ -104,11 +104,8 @@ function startEchoServer(): Promise<{ url: string; close: () => void; seenKeys: 
 		const key = String(req.headers['x-api-key'] ?? '');
 		seenKeys.add(key === SECRET ? 'right' : 'wrong');
 		res.setHeader('content-type', 'application/json');
-		if (key !== SECRET) {
-			res.statusCode = 401;
-			return res.end(JSON.stringify({ error: 'bad key' }));
-		}
-		res.end(JSON.stringify({ url: req.url, keyOk: true }));
+		res.statusCode = key === SECRET ? 200 : 401;
+		res.end(JSON.stringify(key === SECRET ? { url: req.url, keyOk: true } : { error: 'bad key' }));
 	});
 	return new Promise((resolve) =>
 		server.listen(0, '127.0.0.1', () => {
@@ -122,7 +119,14 @@ function workflow(name: string, credentialId: string): WorkflowJson {
 	return {
 		name,
 		nodes: [
-			{ id: 'n1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: 'n1',
+				name: 'Start',
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
 			{
 				id: 'n2',
 				name: 'Echo',
@@ -138,7 +142,11 @@ function workflow(name: string, credentialId: string): WorkflowJson {
 	};
 }
 
-async function timed<T>(label: string, timings: Record<string, number>, fn: () => Promise<T>): Promise<T> {
+async function timed<T>(
+	label: string,
+	timings: Record<string, number>,
+	fn: () => Promise<T>,
+): Promise<T> {
 	const t = Date.now();
 	try {
 		return await fn();
@@ -153,20 +161,40 @@ async function main() {
 	await timed('ensureN8n', timings, () => ensureN8n());
 	const echo = await startEchoServer();
 	const sandbox = await createN8nSandbox();
-	const good: CredentialJson = { id: 'miniCredGood0001', name: 'good', type: 'miniEchoApi', data: { baseUrl: echo.url, apiKey: SECRET } };
-	const bad: CredentialJson = { id: 'miniCredBad00001', name: 'bad', type: 'miniEchoApi', data: { baseUrl: echo.url, apiKey: 'nope' } };
+	const good: CredentialJson = {
+		id: 'miniCredGood0001',
+		name: 'good',
+		type: 'miniEchoApi',
+		data: { baseUrl: echo.url, apiKey: SECRET },
+	};
+	const bad: CredentialJson = {
+		id: 'miniCredBad00001',
+		name: 'bad',
+		type: 'miniEchoApi',
+		data: { baseUrl: echo.url, apiKey: 'nope' },
+	};
 	let server: Awaited<ReturnType<typeof startN8nServer>> | undefined;
 	try {
 		const miniDir = writeMiniPackage();
-		const installed = await timed('packAndInstall', timings, () => packAndInstall(miniDir, sandbox.userFolder));
-		assert.ok(!fs.existsSync(path.join(installed.packageDir, 'node_modules', 'n8n-workflow')), 'peer dep must not be installed');
+		const installed = await timed('packAndInstall', timings, () =>
+			packAndInstall(miniDir, sandbox.userFolder),
+		).finally(() => fs.rmSync(miniDir, { recursive: true, force: true }));
+		assert.ok(
+			!fs.existsSync(path.join(installed.packageDir, 'node_modules', 'n8n-workflow')),
+			'peer dep must not be installed',
+		);
 
 		// CLI mode: first call pays the DB migrations.
-		const first = await timed('cli.runWorkflow (first: migrations + import + execute)', timings, () =>
-			runWorkflow(sandbox, workflow('cli good', good.id), [good]),
+		const first = await timed(
+			'cli.runWorkflow (first: migrations + import + execute)',
+			timings,
+			() => runWorkflow(sandbox, workflow('cli good', good.id), [good]),
 		);
 		assert.ok(first.ok, `execute failed:\n${first.stdout}\n${first.stderr}`);
-		assert.deepStrictEqual(nodeOutput(first.run!, 'Echo')[0].json.server, { url: '/echo?m=hello', keyOk: true });
+		assert.deepStrictEqual(nodeOutput(first.run!, 'Echo')[0].json.server, {
+			url: '/echo?m=hello',
+			keyOk: true,
+		});
 
 		const again = await timed('cli.execute (warm, trivial workflow)', timings, async () => {
 			const { executeWorkflow } = await import('./cli');
@@ -177,25 +205,36 @@ async function main() {
 		const failed = await runWorkflow(sandbox, workflow('cli bad', bad.id), [bad]);
 		assert.ok(!failed.ok && failed.code !== 0, 'a 401 must fail the execution');
 		assert.ok(failed.run, 'failure output must still be parsed');
-		assert.match(String(failed.run!.data.resultData.error?.message), /401|Authorization|credentials/i);
+		assert.match(
+			String(failed.run!.data.resultData.error?.message),
+			/401|Authorization|credentials/i,
+		);
 
 		// Long-lived mode.
-		server = await timed('server.start (n8n start + owner setup)', timings, () => startN8nServer(sandbox));
+		server = await timed('server.start (n8n start + owner setup)', timings, () =>
+			startN8nServer(sandbox),
+		);
 		const srvFirst = await timed('server.runWorkflow (first)', timings, () =>
 			server!.runWorkflow(workflow('srv good', good.id), [good]),
 		);
 		assert.strictEqual(srvFirst.httpStatus, 200);
-		assert.deepStrictEqual((srvFirst.response as Array<{ server: unknown }>)[0].server, { url: '/echo?m=hello', keyOk: true });
+		assert.deepStrictEqual((srvFirst.response as Array<{ server: unknown }>)[0].server, {
+			url: '/echo?m=hello',
+			keyOk: true,
+		});
 		assert.strictEqual(nodeOutput(srvFirst.run, 'Echo').length, 1);
 
 		const pair = await timed('server.runWorkflow x2 concurrently', timings, () =>
-			Promise.all([1, 2].map((i) => server!.runWorkflow(workflow(`srv pair ${i}`, good.id), [good]))),
+			Promise.all(
+				[1, 2].map((i) => server!.runWorkflow(workflow(`srv pair ${i}`, good.id), [good])),
+			),
 		);
 		const pids = pair.map((r) => nodeOutput(r.run, 'Echo')[0].json.pid);
 		assert.strictEqual(pids[0], pids[1], 'both executions must run in the same n8n process');
 
 		const ten = await timed('server.runWorkflow x10 sequential', timings, async () => {
-			for (let i = 0; i < 10; i++) await server!.runWorkflow(workflow(`srv seq ${i}`, good.id), [good]);
+			for (let i = 0; i < 10; i++)
+				await server!.runWorkflow(workflow(`srv seq ${i}`, good.id), [good]);
 		});
 		void ten;
 
@@ -203,7 +242,9 @@ async function main() {
 		assert.strictEqual(srvBad.run.status, 'error');
 		assert.notStrictEqual(srvBad.httpStatus, 200);
 
-		const okTest = await timed('server.testCredential', timings, () => server!.testCredential(good));
+		const okTest = await timed('server.testCredential', timings, () =>
+			server!.testCredential(good),
+		);
 		assert.strictEqual(okTest.status, 'OK', JSON.stringify(okTest));
 		const badTest = await server.testCredential(bad);
 		assert.strictEqual(badTest.status, 'Error');
@@ -213,13 +254,18 @@ async function main() {
 		server = undefined;
 
 		const stored = await readStoredExecutions(sandbox);
-		const text = await timed('readDatabaseText (all tables)', timings, () => readDatabaseText(sandbox));
+		const text = await timed('readDatabaseText (all tables)', timings, () =>
+			readDatabaseText(sandbox),
+		);
 		assert.ok(stored.length >= 17, `expected all executions stored, got ${stored.length}`);
 		assert.ok(!text.includes(SECRET), 'the API key must not appear in the database');
 		assert.ok(text.includes('keyOk'), 'sanity: execution data is in the dump');
 		assert.deepStrictEqual([...echo.seenKeys].sort(), ['right', 'wrong']);
 
-		process.stdout.write(JSON.stringify({ ok: true, executionsStored: stored.length, timingsMs: timings }, null, 2) + '\n');
+		process.stdout.write(
+			JSON.stringify({ ok: true, executionsStored: stored.length, timingsMs: timings }, null, 2) +
+				'\n',
+		);
 	} finally {
 		await server?.stop();
 		echo.close();

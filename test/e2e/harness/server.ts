@@ -7,7 +7,12 @@ import { readStoredExecutions, type StoredExecution } from './db';
 import type { N8nSandbox } from './sandbox';
 import type { CredentialJson, RunData, WorkflowJson } from './types';
 
-const OWNER = { email: 'e2e-owner@example.com', firstName: 'E2E', lastName: 'Owner', password: 'E2e-Harness-pw1' };
+const OWNER = {
+	email: 'e2e-owner@example.com',
+	firstName: 'E2E',
+	lastName: 'Owner',
+	password: 'E2e-Harness-pw1',
+};
 
 export interface ServerRunResult {
 	workflowId: string;
@@ -92,7 +97,8 @@ export class N8nServer {
 			headers: { 'content-type': 'application/json' },
 			body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
 		});
-		if (!login.ok) throw new Error(`n8n owner login failed: HTTP ${login.status} ${await login.text()}`);
+		if (!login.ok)
+			throw new Error(`n8n owner login failed: HTTP ${login.status} ${await login.text()}`);
 		this.keepCookie(login);
 	}
 
@@ -111,7 +117,8 @@ export class N8nServer {
 		});
 		const text = await res.text();
 		// Error bodies can echo the request (credential data), so only the status is reported.
-		if (!res.ok) throw new Error(`n8n ${method} /rest${route}: HTTP ${res.status} ${safeMessage(text)}`);
+		if (!res.ok)
+			throw new Error(`n8n ${method} /rest${route}: HTTP ${res.status} ${safeMessage(text)}`);
 		return (JSON.parse(text) as { data: T }).data;
 	}
 
@@ -130,7 +137,9 @@ export class N8nServer {
 	}
 
 	/** The credential test as the editor runs it ("Test" button / save). */
-	testCredential(credential: Omit<CredentialJson, 'id'> & { id?: string }): Promise<CredentialTestResult> {
+	testCredential(
+		credential: Omit<CredentialJson, 'id'> & { id?: string },
+	): Promise<CredentialTestResult> {
 		const id = credential.id && (this.credentialIds.get(credential.id) ?? credential.id);
 		return this.rest('POST', '/credentials/test', { credentials: { ...credential, id } });
 	}
@@ -162,7 +171,10 @@ export class N8nServer {
 	}
 
 	/** POSTs to a production webhook of an active workflow. */
-	async callWebhook(webhookPath: string, body: unknown = {}): Promise<{ status: number; body: unknown }> {
+	async callWebhook(
+		webhookPath: string,
+		body: unknown = {},
+	): Promise<{ status: number; body: unknown }> {
 		const res = await fetch(`${this.baseUrl}/webhook/${webhookPath}`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },

@@ -2,7 +2,10 @@
 
 export interface NodeExecutionItem {
 	json: Record<string, unknown>;
-	binary?: Record<string, { mimeType?: string; fileName?: string; id?: string; [k: string]: unknown }>;
+	binary?: Record<
+		string,
+		{ mimeType?: string; fileName?: string; id?: string; [k: string]: unknown }
+	>;
 	pairedItem?: unknown;
 	error?: unknown;
 	[k: string]: unknown;
@@ -60,8 +63,16 @@ export interface CredentialJson {
 }
 
 /** Items of one node output (default: first run, main output 0). */
-export function nodeOutput(run: RunData, nodeName: string, outputIndex = 0, runIndex = 0): NodeExecutionItem[] {
+export function nodeOutput(
+	run: RunData,
+	nodeName: string,
+	outputIndex = 0,
+	runIndex = 0,
+): NodeExecutionItem[] {
 	const task = run.data.resultData.runData[nodeName]?.[runIndex];
-	if (!task) throw new Error(`node "${nodeName}" did not run (ran: ${Object.keys(run.data.resultData.runData).join(', ')})`);
+	if (!task)
+		throw new Error(
+			`node "${nodeName}" did not run (ran: ${Object.keys(run.data.resultData.runData).join(', ')})`,
+		);
 	return task.data?.main?.[outputIndex] ?? [];
 }

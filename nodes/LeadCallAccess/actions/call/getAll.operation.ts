@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { iterateCallPages } from '../../helpers/callPages';
@@ -42,7 +47,9 @@ export async function execute(
 	itemIndex: number,
 ): Promise<INodeExecutionData[]> {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? Infinity : Math.max(1, Number(this.getNodeParameter('limit', itemIndex, 50)));
+	const limit = returnAll
+		? Infinity
+		: Math.max(1, Number(this.getNodeParameter('limit', itemIndex, 50)));
 	const calls: IDataObject[] = [];
 
 	const pages = iterateCallPages.call(this, {

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { normalizeCountryCode, normalizePhone } from '../../helpers/phone';
@@ -45,7 +50,8 @@ const properties: INodeProperties[] = [
 				name: 'contactType',
 				type: 'string',
 				default: '',
-				description: 'Kind of contact, as your workspace names it (for example: prospect, customer)',
+				description:
+					'Kind of contact, as your workspace names it (for example: prospect, customer)',
 			},
 			{
 				displayName: 'Legal Basis',
@@ -125,7 +131,9 @@ function fieldError(
 		itemIndex,
 		description: `Check the ${label} field. Nothing was sent to the API for this item.`,
 	});
-	error.context[VALIDATION_DETAILS] = [{ loc: ['body', apiName], msg: problem, type: 'value_error' }];
+	error.context[VALIDATION_DETAILS] = [
+		{ loc: ['body', apiName], msg: problem, type: 'value_error' },
+	];
 	return error;
 }
 
@@ -154,7 +162,13 @@ export function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDa
 	}
 	const rawPhone = (phone.text ?? '').trim();
 	if (rawPhone === '') {
-		throw fieldError(this, itemIndex, 'phone_e164', 'Phone (E.164)', 'Field required (the value is empty)');
+		throw fieldError(
+			this,
+			itemIndex,
+			'phone_e164',
+			'Phone (E.164)',
+			'Field required (the value is empty)',
+		);
 	}
 	const normalized = normalizePhone(rawPhone, normalizeCountryCode(options.defaultCountryCode));
 	if (!normalized.ok && options.validatePhone !== false) {
@@ -172,7 +186,13 @@ export function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDa
 		const text = (value.text ?? '').trim();
 		if (cleared.includes(field)) {
 			if (text !== '') {
-				throw fieldError(this, itemIndex, apiName, label, 'is both set and listed in Fields to Clear');
+				throw fieldError(
+					this,
+					itemIndex,
+					apiName,
+					label,
+					'is both set and listed in Fields to Clear',
+				);
 			}
 			body[apiName] = null;
 		} else if (text !== '') {

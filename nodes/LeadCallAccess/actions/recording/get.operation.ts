@@ -1,17 +1,7 @@
-import type {
-	IBinaryData,
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { recordingFileName, signedUrlOf } from '../../helpers/recording';
-import type { RequestPolicy } from '../../transport';
-import { apiRequest } from '../../transport';
-import type { SignedDownload } from '../../transport/download';
-import { downloadSignedFile } from '../../transport/download';
+import { downloadRecording, fetchRecordingInfo } from '../../helpers/recording';
 import { readRequestPolicy, requestOptionFields } from '../requestOptions';
 
 const properties: INodeProperties[] = [
@@ -22,8 +12,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. call_000120',
-		description:
-			'ID of the call whose recording to fetch, as returned by List Calls (its "id" field)',
+		description: 'ID of the call whose recording to fetch, as returned by List Calls',
 	},
 	{
 		displayName: 'Download',
@@ -57,33 +46,6 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Asks the API for the recording: usually JSON with a signed URL, sometimes a redirect to it. */
-async function fetchRecordingInfo(
-	this: IExecuteFunctions,
-	callId: string,
-	policy: RequestPolicy,
-): Promise<{ json: IDataObject; url?: string }> {
-	const response = await apiRequest.call(
-		this,
-		{
-			operation: 'getRecording',
-			method: 'GET',
-			path: `/v1/calls/${encodeURIComponent(callId)}/recording`,
-			acceptRedirect: true,
-		},
-		policy,
-	);
-	const location = response.headers.location;
-	if (response.statusCode >= 300 && typeof location === 'string') {
-		return { json: { callId, url: location }, url: location };
-	}
-	const body =
-		typeof response.body === 'object' && response.body !== null && !Array.isArray(response.body)
-			? (response.body as IDataObject)
-			: {};
-	return { json: { ...body, callId }, url: signedUrlOf(body) };
-}
-
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
@@ -106,29 +68,7 @@ export async function execute(
 
 	if (this.getNodeParameter('download', itemIndex, false) as boolean) {
 		const binaryPropertyName = this.getNodeParameter('binaryPropertyName', itemIndex) as string;
-		if (info.url === undefined) {
-			throw new NodeOperationError(
-				this.getNode(),
-				`The recording answer for call ${callId} holds no download URL (fields: ${Object.keys(info.json).join(', ')})`,
-				{ itemIndex },
-			);
-		}
-		let url = info.url;
-		const binary = await downloadSignedFile.call<IExecuteFunctions, [SignedDownload<IBinaryData>], Promise<IBinaryData>>(this, {
-			url: () => url,
-			// Signed URLs expire: when the file host refuses one, ask the API for a fresh URL once.
-			refreshUrl: async () => {
-				const fresh = await fetchRecordingInfo.call(this, callId, policy);
-				url = fresh.url ?? url;
-			},
-			store: async (file) =>
-				await this.helpers.prepareBinaryData(
-					file.stream as never,
-					recordingFileName(callId, url, file.contentType, file.contentDisposition),
-					file.contentType,
-				),
-			policy,
-		});
+		const binary = await downloadRecording.call(this, callId, info, policy);
 		item.binary = { [binaryPropertyName]: binary };
 	}
 	return [item];

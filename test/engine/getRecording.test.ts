@@ -1,0 +1,100 @@
+import { recordingBytes } from '../emulator';
+import { run, useEmulator, workflowFrom } from './fixtures';
+import { binaryBuffer } from './harness';
+
+describe('Get Recording', () => {
+	const { emulator, credentials } = useEmulator({ seedCalls: 10, recordingBytes: 50_000 });
+	const withRecording = () => emulator().calls.filter((call) => call.has_recording);
+
+	test('outputs the signed URL answer plus callId, paired to each input', async () => {
+		const calls = withRecording().slice(0, 2);
+		const result = await run(
+			workflowFrom('getRecording', { items: calls.map((call) => ({ id: call.id })) }),
+			credentials(),
+		);
+		expect(result.errors).toEqual([]);
+		expect(result.success).toEqual(
+			calls.map((call) =>
+				expect.objectContaining({
+					callId: call.id,
+					url: expect.stringContaining(emulator().fileBaseUrl),
+				}),
+			),
+		);
+		expect(emulator().fileRequests).toHaveLength(0);
+	});
+
+	test('Download stores the file as binary with its mime type and name, without sending the key to the file host', async () => {
+		const [call] = withRecording();
+		const result = await run(
+			workflowFrom('getRecording', {
+				items: [{ id: call.id }],
+				parameters: { download: true, binaryPropertyName: 'audio' },
+			}),
+			credentials(),
+		);
+		expect(result.errors).toEqual([]);
+		const [item] = result.output('Get Recording').success;
+		const binary = item.binary!.audio;
+		expect(binary.mimeType).toBe('audio/mpeg');
+		expect(binary.fileName).toBe(`${call.id}.mp3`);
+		expect((await binaryBuffer(binary)).equals(recordingBytes(call.id, 50_000))).toBe(true);
+
+		const [fileRequest] = emulator().fileRequests;
+		expect(fileRequest.status).toBe(200);
+		expect(fileRequest.headers.authorization).toBeUndefined();
+	});
+
+	test('the call ID is URL-encoded into a single path segment', async () => {
+		const result = await run(
+			workflowFrom('getRecording', { items: [{ id: 'a/b ?c#d' }] }),
+			credentials(),
+		);
+		expect(emulator().requests[0].path).toBe('/v1/calls/a%2Fb%20%3Fc%23d/recording');
+		expect(result.errors[0].error).toMatch(/Not found \(404\): Call not found/);
+	});
+
+	test('an empty call ID fails its item before any request', async () => {
+		const result = await run(workflowFrom('getRecording', { items: [{ id: '' }] }), credentials());
+		expect(result.errors[0].error).toMatch(/Call ID is required/);
+		expect(emulator().requests).toHaveLength(0);
+	});
+
+	test('403 names the recordings:read scope', async () => {
+		const { DEMO_KEYS } = await import('../emulator');
+		const [call] = withRecording();
+		const result = await run(
+			workflowFrom('getRecording', { items: [{ id: call.id }] }),
+			credentials({ apiKey: DEMO_KEYS.callsOnly }),
+		);
+		expect(result.errors[0].error).toMatch(/lacks the scope recordings:read/);
+	});
+
+	test('an expired signed URL is refreshed once, then reported clearly', async () => {
+		const [call] = withRecording();
+		emulator().inject({ kind: 'expire-signed-urls' });
+		const result = await run(
+			workflowFrom('getRecording', { items: [{ id: call.id }], parameters: { download: true } }),
+			credentials(),
+		);
+		expect(result.errors[0].error).toMatch(/refused the signed URL \(403\)/);
+		// Asked for the recording twice (first and refreshed URL), downloaded twice.
+		expect(
+			emulator().requests.filter((request) => request.path.endsWith('/recording')),
+		).toHaveLength(2);
+		expect(emulator().fileRequests.map((request) => request.status)).toEqual([403, 403]);
+	});
+
+	test('a truncated download is retried and the complete file is stored', async () => {
+		const [call] = withRecording();
+		emulator().inject({ kind: 'truncate', count: 1 });
+		const result = await run(
+			workflowFrom('getRecording', { items: [{ id: call.id }], parameters: { download: true } }),
+			credentials(),
+		);
+		expect(result.errors).toEqual([]);
+		const binary = result.output('Get Recording').success[0].binary!.data;
+		expect((await binaryBuffer(binary)).equals(recordingBytes(call.id, 50_000))).toBe(true);
+		expect(emulator().fileRequests).toHaveLength(2);
+	});
+});

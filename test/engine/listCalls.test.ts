@@ -1,0 +1,152 @@
+import type { PaginationStyle } from '../emulator';
+import { run, useEmulator, workflowFrom } from './fixtures';
+
+const listRequests = (requests: Array<{ path: string; query: Record<string, string> }>) =>
+	requests.filter((request) => request.path === '/v1/calls');
+
+describe.each<PaginationStyle>([
+	'data-next_cursor',
+	'items-nextCursor',
+	'calls-next-token',
+	'results-next-url',
+	'array-link-header',
+])('List Calls with pagination style %s', (paginationStyle) => {
+	const { emulator, credentials } = useEmulator({ paginationStyle, seedCalls: 230 });
+
+	test('Return All follows every page and returns each call once, in list order', async () => {
+		const result = await run(
+			workflowFrom('listCalls', { parameters: { returnAll: true } }),
+			credentials(),
+		);
+		expect(result.success.map((call) => call.id)).toEqual(emulator().calls.map((call) => call.id));
+		// 230 calls at 100 per page: exactly 3 pages.
+		expect(listRequests(emulator().requests)).toHaveLength(3);
+	});
+
+	test('a limit fetches only the pages it needs', async () => {
+		const result = await run(
+			workflowFrom('listCalls', { parameters: { returnAll: false, limit: 120 } }),
+			credentials(),
+		);
+		expect(result.success).toHaveLength(120);
+		expect(result.success[119].id).toBe(emulator().calls[119].id);
+		const requests = listRequests(emulator().requests);
+		expect(requests).toHaveLength(2);
+		expect(requests[0].query.limit).toBe('100');
+	});
+});
+
+describe('List Calls parameters and items', () => {
+	const { emulator, credentials } = useEmulator({ seedCalls: 40 });
+
+	test('sends limit on the first page and the user query parameters on every page', async () => {
+		const result = await run(
+			workflowFrom('listCalls', {
+				parameters: {
+					limit: 5,
+					options: {
+						queryParameters: {
+							parameters: [
+								{ name: 'direction', value: 'inbound' },
+								{ name: 'status', value: 'completed' },
+							],
+						},
+					},
+				},
+			}),
+			credentials(),
+		);
+		const [request] = listRequests(emulator().requests);
+		expect(request.query).toEqual({ direction: 'inbound', status: 'completed', limit: '5' });
+		expect(result.success).toHaveLength(5);
+		expect(
+			result.success.every((call) => call.direction === 'inbound' && call.status === 'completed'),
+		).toBe(true);
+	});
+
+	test('one run per input item, each output paired to its input', async () => {
+		const workflow = workflowFrom('listCalls', {
+			items: [{ direction: 'inbound' }, { direction: 'outbound' }],
+			parameters: {
+				limit: 3,
+				options: {
+					queryParameters: { parameters: [{ name: 'direction', value: '={{ $json.direction }}' }] },
+				},
+			},
+		});
+		const result = await run(workflow, credentials());
+		const items = result.output('List Calls').success;
+		expect(
+			items.map((item) => [item.json.direction, (item.pairedItem as { item: number }).item]),
+		).toEqual([
+			['inbound', 0],
+			['inbound', 0],
+			['inbound', 0],
+			['outbound', 1],
+			['outbound', 1],
+			['outbound', 1],
+		]);
+	});
+
+	test('reserved pagination parameters are refused with a clear error', async () => {
+		const result = await run(
+			workflowFrom('listCalls', {
+				parameters: {
+					options: { queryParameters: { parameters: [{ name: 'cursor', value: 'x' }] } },
+				},
+			}),
+			credentials(),
+		);
+		expect(result.errors[0].error).toMatch(/Query parameter "cursor" is set by the node/);
+		expect(emulator().requests).toHaveLength(0);
+	});
+
+	test('a 422 on a query parameter is an item error naming it', async () => {
+		const result = await run(
+			workflowFrom('listCalls', {
+				parameters: {
+					options: { queryParameters: { parameters: [{ name: 'direction', value: 'sideways' }] } },
+				},
+			}),
+			credentials(),
+		);
+		expect(result.errors[0].error).toMatch(/^The API rejected the request \(422\): direction: /);
+		expect(result.errors[0].details).toEqual([
+			expect.objectContaining({ loc: ['query', 'direction'] }),
+		]);
+	});
+
+	test('403 names the calls:read scope', async () => {
+		const { DEMO_KEYS } = await import('../emulator');
+		const result = await run(
+			workflowFrom('listCalls'),
+			credentials({ apiKey: DEMO_KEYS.leadsOnly }),
+		);
+		expect(result.errors[0].error).toMatch(/lacks the scope calls:read/);
+	});
+
+	test('a page that is not a list is a clear error, not a crash', async () => {
+		emulator().inject({ kind: 'status', status: 200, path: '/v1/calls', body: '{"total": 3}' });
+		const result = await run(workflowFrom('listCalls'), credentials());
+		expect(result.errors[0].error).toMatch(/has no list under data, items, calls, results/);
+	});
+
+	test('a next-page URL on another origin is refused, so the key never goes there', async () => {
+		emulator().inject({
+			kind: 'status',
+			status: 200,
+			path: '/v1/calls',
+			body: JSON.stringify({
+				data: [{ id: 'call_x' }],
+				next: 'https://evil.example.com/v1/calls?cursor=2',
+			}),
+		});
+		const result = await run(
+			workflowFrom('listCalls', { parameters: { returnAll: true } }),
+			credentials(),
+		);
+		expect(result.errors[0].error).toMatch(
+			/Refused to follow a link to https:\/\/evil\.example\.com/,
+		);
+	});
+});

@@ -1,0 +1,7 @@
+import { mkdtempSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+
+// n8n-core keeps binary data and instance settings under the user folder: a fresh one per
+// test file keeps runs independent and leaves nothing in the developer's home.
+process.env.N8N_USER_FOLDER = mkdtempSync(join(tmpdir(), 'lca-engine-'));

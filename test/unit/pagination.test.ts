@@ -1,0 +1,45 @@
+import { nextFromLinkHeader, readPage } from '../../nodes/LeadCallAccess/helpers/pagination';
+
+describe('readPage', () => {
+	const calls = [{ id: 'a' }, { id: 'b' }];
+	test.each([
+		[{ data: calls, next_cursor: 'c1' }, { cursor: 'c1' }],
+		[{ items: calls, nextCursor: 'c2' }, { cursor: 'c2' }],
+		[{ calls, next: 'tok' }, { cursor: 'tok' }],
+		[
+			{ results: calls, next: 'https://api.example.com/v1/calls?cursor=3' },
+			{ url: 'https://api.example.com/v1/calls?cursor=3' },
+		],
+		[{ data: calls, meta: { next_cursor: 'm' } }, { cursor: 'm' }],
+		[{ data: calls, links: { next: '/v1/calls?page=2' } }, { url: '/v1/calls?page=2' }],
+		[{ data: calls, pagination: { next_cursor: null } }, undefined],
+		[{ data: calls, next_cursor: 'x', has_more: false }, undefined],
+		[{ data: calls, next_cursor: null }, undefined],
+	])('%j -> next %j', (body, next) => {
+		const page = readPage(body);
+		expect(page.records).toEqual(calls);
+		expect(page.next).toEqual(next);
+		expect(page.unpaginated).toBe(false);
+	});
+
+	test('a bare list is unpaginated unless a Link header says otherwise', () => {
+		expect(readPage(calls)).toEqual({ records: calls, next: undefined, unpaginated: true });
+		expect(readPage(calls, '<https://a.example/v1/calls?cursor=2>; rel="next"').next).toEqual({
+			url: 'https://a.example/v1/calls?cursor=2',
+		});
+	});
+
+	test.each([[undefined], ['text'], [{ total: 3 }], [42]])('%j is not a page', (body) => {
+		expect(() => readPage(body)).toThrow(/calls list answer/);
+	});
+});
+
+describe('nextFromLinkHeader', () => {
+	test('finds rel=next among several links', () => {
+		const header =
+			'<https://x/v1/calls?cursor=1>; rel="prev", <https://x/v1/calls?cursor=3>; rel="next"';
+		expect(nextFromLinkHeader(header)).toBe('https://x/v1/calls?cursor=3');
+		expect(nextFromLinkHeader('<https://x/a>; rel="last"')).toBeUndefined();
+		expect(nextFromLinkHeader(undefined)).toBeUndefined();
+	});
+});
