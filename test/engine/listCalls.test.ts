@@ -36,6 +36,29 @@ describe.each<PaginationStyle>([
 	});
 });
 
+describe('List Calls against a service with a smaller maximum page size', () => {
+	const { emulator, credentials } = useEmulator({
+		seedCalls: 120,
+		maxPageSize: 50,
+		pageSizeOverflow: 'reject',
+	});
+
+	test('adapts to the maximum its 422 names and returns everything', async () => {
+		const result = await run(
+			workflowFrom('listCalls', { parameters: { returnAll: true } }),
+			credentials(),
+		);
+		expect(result.errors).toEqual([]);
+		expect(result.success).toHaveLength(120);
+		expect(listRequests(emulator().requests).map((request) => request.query.limit)).toEqual([
+			'100',
+			'50',
+			'50',
+			'50',
+		]);
+	});
+});
+
 describe('List Calls parameters and items', () => {
 	const { emulator, credentials } = useEmulator({ seedCalls: 40 });
 
@@ -123,6 +146,30 @@ describe('List Calls parameters and items', () => {
 			credentials({ apiKey: DEMO_KEYS.leadsOnly }),
 		);
 		expect(result.errors[0].error).toMatch(/lacks the scope calls:read/);
+	});
+
+	test('page-number pagination (page of pages) is followed', async () => {
+		const pages = [
+			{ items: [{ id: 'c1' }, { id: 'c2' }], page: 1, pages: 2, total: 3 },
+			{ items: [{ id: 'c3' }], page: 2, pages: 2, total: 3 },
+		];
+		for (const body of pages) {
+			emulator().inject({
+				kind: 'status',
+				status: 200,
+				path: '/v1/calls',
+				body: JSON.stringify(body),
+			});
+		}
+		const result = await run(
+			workflowFrom('listCalls', { parameters: { returnAll: true } }),
+			credentials(),
+		);
+		expect(result.success.map((call) => call.id)).toEqual(['c1', 'c2', 'c3']);
+		expect(listRequests(emulator().requests).map((request) => request.query.page)).toEqual([
+			undefined,
+			'2',
+		]);
 	});
 
 	test('a page that is not a list is a clear error, not a crash', async () => {

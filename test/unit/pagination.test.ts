@@ -3,14 +3,19 @@ import { nextFromLinkHeader, readPage } from '../../nodes/LeadCallAccess/helpers
 describe('readPage', () => {
 	const calls = [{ id: 'a' }, { id: 'b' }];
 	test.each([
-		[{ data: calls, next_cursor: 'c1' }, { cursor: 'c1' }],
-		[{ items: calls, nextCursor: 'c2' }, { cursor: 'c2' }],
-		[{ calls, next: 'tok' }, { cursor: 'tok' }],
+		[{ data: calls, next_cursor: 'c1' }, { query: { cursor: 'c1' } }],
+		[{ items: calls, nextCursor: 'c2' }, { query: { cursor: 'c2' } }],
+		[{ calls, next: 'tok' }, { query: { cursor: 'tok' } }],
 		[
 			{ results: calls, next: 'https://api.example.com/v1/calls?cursor=3' },
 			{ url: 'https://api.example.com/v1/calls?cursor=3' },
 		],
-		[{ data: calls, meta: { next_cursor: 'm' } }, { cursor: 'm' }],
+		[{ data: calls, meta: { next_cursor: 'm' } }, { query: { cursor: 'm' } }],
+		[{ items: calls, next_page: 'p2' }, { query: { cursor: 'p2' } }],
+		[{ items: calls, total: 9, page: 1, size: 2, pages: 5 }, { query: { page: 2 } }],
+		[{ items: calls, total: 9, page: 5, size: 2, pages: 5 }, undefined],
+		[{ data: calls, offset: 4, limit: 2, total: 9 }, { query: { offset: 6 } }],
+		[{ data: calls, offset: 7, limit: 2, total: 9 }, undefined],
 		[{ data: calls, links: { next: '/v1/calls?page=2' } }, { url: '/v1/calls?page=2' }],
 		[{ data: calls, pagination: { next_cursor: null } }, undefined],
 		[{ data: calls, next_cursor: 'x', has_more: false }, undefined],

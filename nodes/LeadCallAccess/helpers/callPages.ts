@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { ApiContext, RequestPolicy } from '../transport';
 import { apiRequest } from '../transport';
+import { VALIDATION_DETAILS } from '../transport/errors';
 import type { NextPage } from './pagination';
 import { readPage } from './pagination';
 
@@ -35,22 +36,33 @@ export async function* iterateCallPages(
 ): AsyncGenerator<IDataObject[]> {
 	const seenIds = new Set<string>();
 	const seenNext = new Set<string>();
+	let maxPageSize = MAX_PAGE_SIZE;
 	let next: NextPage;
-	let offset = 0;
-	let useOffset = false;
+	let fetched = 0;
 
 	for (;;) {
-		const limit = Math.max(1, Math.min(MAX_PAGE_SIZE, options.pageSize()));
-		const qs: IDataObject = { ...options.query, limit };
-		if (next && 'cursor' in next) qs.cursor = next.cursor;
-		if (useOffset) qs.offset = offset;
-		const response = await apiRequest.call(
-			this,
-			next && 'url' in next
-				? { operation: 'listCalls', method: 'GET', url: next.url }
-				: { operation: 'listCalls', method: 'GET', path: '/v1/calls', qs },
-			options.policy,
-		);
+		const limit = Math.max(1, Math.min(maxPageSize, options.pageSize()));
+		let response;
+		try {
+			response = await apiRequest.call(
+				this,
+				next && 'url' in next
+					? { operation: 'listCalls', method: 'GET', url: next.url }
+					: {
+							operation: 'listCalls',
+							method: 'GET',
+							path: '/v1/calls',
+							qs: { ...options.query, limit, ...next?.query },
+						},
+				options.policy,
+			);
+		} catch (error) {
+			// A service with a smaller maximum page size says so in a 422: use its maximum.
+			const allowed = allowedPageSize(error, limit);
+			if (allowed === undefined) throw error;
+			maxPageSize = allowed;
+			continue;
+		}
 
 		let page;
 		try {
@@ -67,7 +79,7 @@ export async function* iterateCallPages(
 			seenIds.add(id);
 			return true;
 		});
-		offset += page.records.length;
+		fetched += page.records.length;
 		if (fresh.length > 0) yield fresh;
 
 		next = page.next;
@@ -76,11 +88,26 @@ export async function* iterateCallPages(
 			// offset (harmless where unsupported: the repeated page brings nothing new).
 			const full = page.unpaginated && page.records.length >= limit && fresh.length > 0;
 			if (!full) return;
-			useOffset = true;
-			continue;
+			next = { query: { offset: fetched } };
 		}
-		const marker = 'url' in next ? `url:${next.url}` : `cursor:${next.cursor}`;
+		const marker = JSON.stringify(next);
 		if (seenNext.has(marker)) return; // the API repeats itself: stop rather than loop forever
 		seenNext.add(marker);
 	}
+}
+
+/** The page size a 422 on `limit` allows (FastAPI puts it in `ctx.le`), if that is the error. */
+function allowedPageSize(error: unknown, requested: number): number | undefined {
+	const details = (error as { context?: IDataObject }).context?.[VALIDATION_DETAILS];
+	if (!Array.isArray(details)) return undefined;
+	for (const detail of details as IDataObject[]) {
+		const loc = detail.loc as unknown[] | undefined;
+		if (!Array.isArray(loc) || loc[loc.length - 1] !== 'limit') continue;
+		const ctx = (detail.ctx ?? {}) as IDataObject;
+		const fromCtx = Number(ctx.le ?? (typeof ctx.lt === 'number' ? ctx.lt - 1 : undefined));
+		const fromMessage = Number(/(\d+)/.exec(String(detail.msg ?? ''))?.[1]);
+		const allowed = Number.isFinite(fromCtx) ? fromCtx : fromMessage;
+		if (Number.isFinite(allowed) && allowed >= 1 && allowed < requested) return allowed;
+	}
+	return undefined;
 }

@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 /**
  * Reading one page of `GET /v1/calls`. The spec does not show the response, so the shapes
- * that APIs of this kind use are all accepted (see README, "List Calls pagination").
+ * that APIs of this kind use are all accepted (see README, "How gaps in the API spec are handled").
  */
 const LIST_KEYS = ['data', 'items', 'calls', 'results', 'records'];
 const CURSOR_KEYS = [
@@ -14,9 +14,13 @@ const CURSOR_KEYS = [
 ];
 const NEXT_KEYS = ['next', 'next_url', 'nextUrl', 'next_page', 'nextPage'];
 const CONTAINER_KEYS = ['pagination', 'meta', 'links', 'paging', 'page_info', 'pageInfo'];
+const PAGE_COUNT_KEYS = ['pages', 'total_pages', 'totalPages', 'last_page', 'lastPage'];
 
-/** Where the next page is: a cursor to send as `cursor`, or a URL to request as it is. */
-export type NextPage = { cursor: string } | { url: string } | undefined;
+/**
+ * Where the next page is: a URL to request as it is, or query parameters to add to the
+ * first request's (`cursor`, `page` or `offset`).
+ */
+export type NextPage = { url: string } | { query: IDataObject } | undefined;
 
 export interface Page {
 	records: IDataObject[];
@@ -32,16 +36,44 @@ function isObject(value: unknown): value is IDataObject {
 }
 
 function nextFromValue(value: unknown): NextPage {
-	if (typeof value === 'number') return { cursor: String(value) };
+	if (typeof value === 'number') return { query: { cursor: String(value) } };
 	if (typeof value !== 'string' || value.trim() === '') return undefined;
 	const text = value.trim();
-	return /^(https?:\/\/|\/)/i.test(text) ? { url: text } : { cursor: text };
+	return /^(https?:\/\/|\/)/i.test(text) ? { url: text } : { query: { cursor: text } };
 }
 
-function nextFromObject(source: IDataObject): { found: boolean; next: NextPage } {
-	let found = false;
+/** Page-number (`page` of `pages`) and offset (`offset` of `total`) styles. */
+function nextFromCounters(
+	source: IDataObject,
+	pageLength: number,
+): { found: boolean; next: NextPage } {
+	const pageCount = PAGE_COUNT_KEYS.map((key) => source[key]).find(
+		(value) => typeof value === 'number',
+	);
+	if (typeof source.page === 'number' && typeof pageCount === 'number') {
+		return {
+			found: true,
+			next: source.page < pageCount ? { query: { page: source.page + 1 } } : undefined,
+		};
+	}
+	if (typeof source.offset === 'number' && typeof source.total === 'number') {
+		const nextOffset = source.offset + pageLength;
+		return {
+			found: true,
+			next:
+				pageLength > 0 && nextOffset < source.total ? { query: { offset: nextOffset } } : undefined,
+		};
+	}
+	return { found: false, next: undefined };
+}
+
+function nextFromObject(
+	source: IDataObject,
+	pageLength: number,
+): { found: boolean; next: NextPage } {
 	if (source.has_more === false || source.hasMore === false)
 		return { found: true, next: undefined };
+	let found = false;
 	for (const key of [...CURSOR_KEYS, ...NEXT_KEYS]) {
 		if (key in source) {
 			found = true;
@@ -50,7 +82,8 @@ function nextFromObject(source: IDataObject): { found: boolean; next: NextPage }
 			if (next) return { found, next };
 		}
 	}
-	return { found, next: undefined };
+	if (found) return { found, next: undefined };
+	return nextFromCounters(source, pageLength);
 }
 
 /** `Link: <https://api/v1/calls?cursor=abc>; rel="next"` (RFC 8288). */
@@ -86,10 +119,10 @@ export function readPage(body: unknown, linkHeader?: string | string[]): Page {
 	}
 	const records = (body[listKey] as unknown[]).filter(isObject);
 
-	let hint = nextFromObject(body);
+	let hint = nextFromObject(body, records.length);
 	for (const key of CONTAINER_KEYS) {
 		if (hint.next || !isObject(body[key])) continue;
-		const nested = nextFromObject(body[key] as IDataObject);
+		const nested = nextFromObject(body[key] as IDataObject, records.length);
 		hint = { found: hint.found || nested.found, next: nested.next };
 	}
 	return {
