@@ -237,7 +237,11 @@ export async function apiRequest(
 		const retryAfterMs = parseRetryAfter(response.headers['retry-after'], Date.now());
 		if (statusCode === RETRY_POLICY.rateLimitStatusCode) {
 			rateLimitHits++;
-			const waitMs = retryAfterMs ?? backoffDelayMs(rateLimitHits + 1);
+			// A floor, so "Retry-After: 0" answered again and again cannot become a request storm.
+			const waitMs = Math.max(
+				retryAfterMs ?? backoffDelayMs(rateLimitHits + 1),
+				RETRY_POLICY.minRateLimitWaitMs,
+			);
 			if (rateLimitWaitedMs + waitMs > policy.maxRateLimitWaitMs) {
 				throw new NodeApiError(node, { status: 429 } as JsonObject, {
 					message: `Rate limit still exceeded (429) after waiting ${Math.round(rateLimitWaitedMs / 1000)} s; the server asks for another ${Math.round(waitMs / 1000)} s, more than the Max Rate-Limit Wait option allows`,

@@ -7,6 +7,7 @@ export const RETRY_POLICY = {
 	defaultMaxRetries: 5,
 	/** 429 is retried until its total wait per request exceeds the "Max Rate-Limit Wait" option. */
 	rateLimitStatusCode: 429,
+	minRateLimitWaitMs: 250,
 	retryStatusCodes: [408, 500, 502, 503, 504],
 	retryErrorCodes: [
 		'ECONNRESET',
