@@ -45,7 +45,8 @@ function zoneOffsetMs(at: number, timeZone: string): number {
 	return wall - Math.floor(at / 1000) * 1000;
 }
 
-const LOCAL_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?$/;
+const LOCAL_TIME =
+	/^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?$/;
 
 /**
  * A "Calls Since" value. n8n's date picker gives a wall-clock time without a zone

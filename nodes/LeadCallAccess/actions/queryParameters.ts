@@ -4,6 +4,9 @@ import { NodeOperationError } from 'n8n-workflow';
 /** Query parameters that the node sets itself for pagination; a user value would break it. */
 const RESERVED = ['limit', 'cursor', 'offset'];
 
+/** Names axios silently leaves out of the query string: refused rather than lost. */
+const UNSENDABLE = ['__proto__', 'constructor', 'prototype'];
+
 /**
  * The spec lists no filters for `GET /v1/calls`, so users pass the service's own
  * (for example a date or direction filter) as name/value pairs.
@@ -22,8 +25,22 @@ export const queryParametersField: INodeProperties = {
 			displayName: 'Parameter',
 			name: 'parameters',
 			values: [
-				{ displayName: 'Name', name: 'name', type: 'string', default: '' },
-				{ displayName: 'Value', name: 'value', type: 'string', default: '' },
+				{
+					displayName: 'Name',
+					name: 'name',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. created_after',
+					description: 'Name of the filter, as the service documents it',
+				},
+				{
+					displayName: 'Value',
+					name: 'value',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. 2026-01-01T00:00:00Z',
+					description: 'Value of the filter, sent as text',
+				},
 			],
 		},
 	],
@@ -47,6 +64,13 @@ export function readQueryParameters(
 			throw new NodeOperationError(
 				this.getNode(),
 				`Query parameter "${key}" is set by the node for pagination; use Limit / Return All instead`,
+				{ itemIndex },
+			);
+		}
+		if (UNSENDABLE.includes(key)) {
+			throw new NodeOperationError(
+				this.getNode(),
+				`Query parameter "${key}" cannot be sent: the HTTP client drops this name to guard against prototype pollution`,
 				{ itemIndex },
 			);
 		}

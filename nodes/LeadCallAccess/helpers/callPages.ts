@@ -1,9 +1,9 @@
-import type { IDataObject } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ApiContext, RequestPolicy } from '../transport';
 import { apiRequest } from '../transport';
-import { VALIDATION_DETAILS } from '../transport/errors';
+import { VALIDATION_DETAILS, serverMessage } from '../transport/errors';
 import type { NextPage } from './pagination';
 import { readPage } from './pagination';
 
@@ -59,7 +59,8 @@ export async function* iterateCallPages(
 		} catch (error) {
 			// A service with a smaller maximum page size says so in a 422: use its maximum.
 			const allowed = allowedPageSize(error, limit);
-			if (allowed === undefined) throw error;
+			// NodeApiError hands back the same instance when `error` already is one.
+			if (allowed === undefined) throw new NodeApiError(this.getNode(), error as JsonObject);
 			maxPageSize = allowed;
 			continue;
 		}
@@ -68,7 +69,9 @@ export async function* iterateCallPages(
 		try {
 			page = readPage(response.body, response.headers.link);
 		} catch (error) {
-			const text = response.text ? ` (it starts with "${response.text.slice(0, 80)}")` : '';
+			// A short excerpt of a non-JSON answer; an HTML error page is named, not quoted.
+			const said = response.text === undefined ? undefined : serverMessage(response);
+			const text = said ? ` (${said.slice(0, 80)})` : '';
 			throw new NodeOperationError(this.getNode(), `${(error as Error).message}${text}`);
 		}
 

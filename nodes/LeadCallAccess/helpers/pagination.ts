@@ -97,12 +97,24 @@ export function nextFromLinkHeader(header: string | string[] | undefined): strin
 	return undefined;
 }
 
+/** The calls of a page; anything else in the list (ids, nulls) is reported, never dropped silently. */
+function callObjects(list: unknown[]): IDataObject[] {
+	const others = list.filter((entry) => !isObject(entry));
+	if (others.length > 0) {
+		const first = String(JSON.stringify(others[0])).slice(0, 40);
+		throw new UnexpectedPageError(
+			`The calls list holds ${others.length} of ${list.length} entries that are not objects (first: ${first})`,
+		);
+	}
+	return list as IDataObject[];
+}
+
 export function readPage(body: unknown, linkHeader?: string | string[]): Page {
 	const linkNext = nextFromLinkHeader(linkHeader);
 	const fromLink: NextPage = linkNext ? { url: linkNext } : undefined;
 
 	if (Array.isArray(body)) {
-		return { records: body.filter(isObject), next: fromLink, unpaginated: fromLink === undefined };
+		return { records: callObjects(body), next: fromLink, unpaginated: fromLink === undefined };
 	}
 	if (!isObject(body)) {
 		throw new UnexpectedPageError(
@@ -117,7 +129,7 @@ export function readPage(body: unknown, linkHeader?: string | string[]): Page {
 			`The calls list answer has no list under ${LIST_KEYS.join(', ')} (keys found: ${Object.keys(body).slice(0, 10).join(', ') || 'none'})`,
 		);
 	}
-	const records = (body[listKey] as unknown[]).filter(isObject);
+	const records = callObjects(body[listKey] as unknown[]);
 
 	let hint = nextFromObject(body, records.length);
 	for (const key of CONTAINER_KEYS) {

@@ -7,6 +7,8 @@ export const E164_PATTERN = /^\+[1-9]\d{6,14}$/;
 /** Countries whose national numbers keep their leading 0 after the country code (Italy, San Marino, Vatican). */
 const KEEPS_TRUNK_ZERO = new Set(['39', '378', '379']);
 
+const BRACKETED_TRUNK_ZERO = /\(\s*0\s*\)/g;
+
 export type PhoneResult = { ok: true; e164: string } | { ok: false; reason: string };
 
 export function normalizeCountryCode(raw: unknown): string | undefined {
@@ -31,7 +33,8 @@ export function normalizePhone(raw: string, defaultCountryCode?: string): PhoneR
 			reason: 'contains characters other than digits, spaces, +, -, ., / and brackets',
 		};
 	}
-	let digits = text.replace(/[\s().\-/]/g, '');
+	// "(0)" is the trunk 0 of "+44 (0)20 7946 0958": marked "t" until the country is known.
+	let digits = text.replace(BRACKETED_TRUNK_ZERO, 't').replace(/[\s().\-/]/g, '');
 	if (digits.lastIndexOf('+') > 0)
 		return { ok: false, reason: "has a '+' that is not at the start" };
 
@@ -61,8 +64,12 @@ export function normalizePhone(raw: string, defaultCountryCode?: string): PhoneR
 				'has no country code: start it with + (e.g. +14155552671) or set the Default Country Code option',
 		};
 	}
+	// Not dialled from abroad, except in countries whose numbers keep it (Italy: +39 06 ...).
+	const keepsTrunkZero = [...KEEPS_TRUNK_ZERO].some((code) => e164.startsWith(`+${code}`));
+	e164 = e164.replace(/t/g, keepsTrunkZero ? '0' : '');
 	if (!E164_PATTERN.test(e164)) {
-		return { ok: false, reason: `is not a valid E.164 number after normalisation ("${e164}")` };
+		const shown = e164.length > 20 ? `${e164.slice(0, 20)}..., ${e164.length - 1} digits` : e164;
+		return { ok: false, reason: `is not a valid E.164 number after normalisation ("${shown}")` };
 	}
 	return { ok: true, e164 };
 }

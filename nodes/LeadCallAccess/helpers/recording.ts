@@ -2,7 +2,7 @@ import type { IBinaryData, IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { ApiContext, RequestPolicy } from '../transport';
-import { apiRequest } from '../transport';
+import { apiRequest, getConnectionSettings } from '../transport';
 import type { SignedDownload } from '../transport/download';
 import { downloadSignedFile } from '../transport/download';
 
@@ -102,19 +102,18 @@ export async function fetchRecordingInfo(
 	callId: string,
 	policy: RequestPolicy,
 ): Promise<RecordingInfo> {
+	const path = `/v1/calls/${encodeURIComponent(callId)}/recording`;
 	const response = await apiRequest.call(
 		this,
-		{
-			operation: 'getRecording',
-			method: 'GET',
-			path: `/v1/calls/${encodeURIComponent(callId)}/recording`,
-			acceptRedirect: true,
-		},
+		{ operation: 'getRecording', method: 'GET', path, acceptRedirect: true },
 		policy,
 	);
 	const location = response.headers.location;
 	if (response.statusCode >= 300 && typeof location === 'string') {
-		return { json: { callId, url: location }, url: location };
+		// A relative Location ("/files/x.mp3") is relative to the address that was asked.
+		const { apiBase } = await getConnectionSettings.call(this);
+		const url = new URL(location, `${apiBase}${path}`).toString();
+		return { json: { callId, url }, url };
 	}
 	const body =
 		typeof response.body === 'object' && response.body !== null && !Array.isArray(response.body)

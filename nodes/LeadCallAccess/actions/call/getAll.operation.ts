@@ -4,7 +4,7 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { iterateCallPages } from '../../helpers/callPages';
 import { readQueryParameters, queryParametersField } from '../queryParameters';
@@ -42,14 +42,28 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
+/** The Limit as a whole number of 1 or more; anything else fails the item before any request. */
+function readLimit(this: IExecuteFunctions, itemIndex: number): number {
+	const raw = this.getNodeParameter('limit', itemIndex, 50) as unknown;
+	const numeric = typeof raw === 'number' || (typeof raw === 'string' && raw.trim() !== '');
+	const limit = numeric ? Number(raw) : NaN;
+	if (!Number.isInteger(limit) || limit < 1) {
+		const shown = typeof raw === 'number' ? String(raw) : String(JSON.stringify(raw)).slice(0, 40);
+		throw new NodeOperationError(
+			this.getNode(),
+			`Limit must be a whole number of 1 or more, got ${shown}`,
+			{ itemIndex, description: 'Or turn on Return All.' },
+		);
+	}
+	return limit;
+}
+
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 ): Promise<INodeExecutionData[]> {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll
-		? Infinity
-		: Math.max(1, Number(this.getNodeParameter('limit', itemIndex, 50)));
+	const limit = returnAll ? Infinity : readLimit.call(this, itemIndex);
 	const calls: IDataObject[] = [];
 
 	const pages = iterateCallPages.call(this, {

@@ -43,7 +43,7 @@ const properties: INodeProperties[] = [
 				name: 'campaignId',
 				type: 'string',
 				default: '',
-				description: 'Identifier of the campaign the lead belongs to',
+				description: 'Identifier of the campaign the lead belongs to, as the service names it',
 			},
 			{
 				displayName: 'Contact Type',
@@ -66,7 +66,7 @@ const properties: INodeProperties[] = [
 				name: 'name',
 				type: 'string',
 				default: '',
-				description: 'Display name of the lead',
+				description: 'Display name of the lead, e.g. Ada Lovelace',
 			},
 		],
 		description: 'Empty values are not sent, so an update keeps what the lead already has',

@@ -12,7 +12,8 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. call_000120',
-		description: 'ID of the call whose recording to fetch, as returned by List Calls',
+		description:
+			'ID of the call whose recording to fetch, e.g. call_000120. Map it from a call that Get Many Calls or the trigger returned.',
 	},
 	{
 		displayName: 'Download',
@@ -20,7 +21,7 @@ const properties: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description:
-			'Whether to also download the recording file and attach it to the item as binary data. Off: the item only holds the signed URL, which expires.',
+			'Whether to also download the recording file and attach it to the item as binary data. Off: the item only holds the signed URL, which expires. Leave off when an AI agent uses this node as a tool: agents cannot read files.',
 	},
 	{
 		displayName: 'Put Output File in Field',
@@ -46,6 +47,18 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
+/** Why a call ID cannot be sent as one URL path segment, if it cannot. */
+function pathSegmentProblem(callId: string): string | undefined {
+	// URL parsers resolve these even when percent-encoded: "/v1/calls/../recording" is "/v1/recording".
+	if (callId === '.' || callId === '..') return `"${callId}" would change the request path`;
+	try {
+		encodeURIComponent(callId);
+		return undefined;
+	} catch {
+		return 'contains broken Unicode text (an unpaired surrogate) that cannot be sent';
+	}
+}
+
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
@@ -61,6 +74,13 @@ export async function execute(
 				: 'Call ID is required but empty',
 			{ itemIndex, description: 'Map the "id" field of a call from List Calls.' },
 		);
+	}
+	const problem = pathSegmentProblem(callId);
+	if (problem) {
+		throw new NodeOperationError(this.getNode(), `Call ID ${problem}`, {
+			itemIndex,
+			description: 'Map the "id" field of a call from List Calls.',
+		});
 	}
 	const policy = readRequestPolicy.call(this, itemIndex);
 	const info = await fetchRecordingInfo.call(this, callId, policy);

@@ -1,0 +1,211 @@
+/**
+ * Workflow builders. Every bench workflow starts with a Webhook node (the server runs it on a
+ * POST and answers when the last node finishes), so one long-lived n8n runs them all.
+ */
+import { randomUUID } from 'crypto';
+
+import type { CredentialJson, WorkflowJson } from '../../test/e2e/harness';
+
+type WorkflowNode = WorkflowJson['nodes'][number];
+
+export const OUR_NODE = 'n8n-nodes-lead-call-access.leadCallAccess';
+
+export interface Lead {
+	phone: string;
+	name: string;
+}
+
+/** `count` distinct E.164 numbers; `offset` keeps the leads of concurrent runs apart. */
+export function makeLeads(count: number, offset = 0): Lead[] {
+	return Array.from({ length: count }, (_, index) => ({
+		phone: `+1415${String(2_000_000 + offset + index).padStart(7, '0')}`,
+		name: `Bench Lead ${offset + index}`,
+	}));
+}
+
+export function ourCredential(
+	id: string,
+	baseUrl: string,
+	apiKey: string,
+	requestsPerMinute: number,
+): CredentialJson {
+	return {
+		id,
+		name: `Bench ${id}`,
+		type: 'leadCallAccessApi',
+		data: { baseUrl, apiKey, requestsPerMinute },
+	};
+}
+
+function credentialRef(credential: CredentialJson) {
+	return { leadCallAccessApi: { id: credential.id, name: credential.name } };
+}
+
+/** The leads arrive in the webhook body; Split Out turns them into one item each. */
+function leadSource(): WorkflowNode[] {
+	return [
+		{
+			name: 'Split Out',
+			type: 'n8n-nodes-base.splitOut',
+			typeVersion: 1,
+			position: [200, 0],
+			parameters: { fieldToSplitOut: 'body.leads', include: 'noOtherFields', options: {} },
+		},
+	];
+}
+
+export function ourImportNode(credential: CredentialJson): WorkflowNode {
+	return {
+		name: 'Import Lead',
+		type: OUR_NODE,
+		typeVersion: 1,
+		position: [400, 0],
+		parameters: {
+			resource: 'lead',
+			operation: 'import',
+			phoneE164: '={{ $json.phone }}',
+			additionalFields: { name: '={{ $json.name }}' },
+			options: {},
+		},
+		credentials: credentialRef(credential),
+	};
+}
+
+export type HttpSetup = 'defaults' | 'retry' | 'batching';
+
+/**
+ * n8n's HTTP Request node doing the same import, set up as users usually do: the key in an
+ * Authorization header, the lead fields as JSON body parameters.
+ */
+export function httpImportNode(
+	baseUrl: string,
+	apiKey: string,
+	setup: HttpSetup,
+	limit?: { requests: number; windowMs: number; retryWaitMs: number },
+): WorkflowNode {
+	if (setup !== 'defaults' && limit === undefined) throw new Error(`${setup} needs the limit`);
+	const node: WorkflowNode = {
+		name: 'Import Lead',
+		type: 'n8n-nodes-base.httpRequest',
+		typeVersion: 4.2,
+		position: [400, 0],
+		parameters: {
+			method: 'POST',
+			url: `${baseUrl}/v1/leads`,
+			authentication: 'none',
+			sendHeaders: true,
+			specifyHeaders: 'keypair',
+			headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${apiKey}` }] },
+			sendBody: true,
+			contentType: 'json',
+			specifyBody: 'keypair',
+			bodyParameters: {
+				parameters: [
+					{ name: 'phone_e164', value: '={{ $json.phone }}' },
+					{ name: 'name', value: '={{ $json.name }}' },
+				],
+			},
+			options:
+				setup === 'batching' && limit
+					? { batching: { batch: { batchSize: limit.requests, batchInterval: limit.windowMs } } }
+					: {},
+		},
+	};
+	if (setup === 'retry' && limit) {
+		// "Retry On Fail" at its maximum: n8n caps maxTries at 5 and waitBetweenTries at 5000 ms.
+		Object.assign(node, { retryOnFail: true, maxTries: 5, waitBetweenTries: limit.retryWaitMs });
+	}
+	return node;
+}
+
+export function listCallsNode(credential: CredentialJson, returnAll: boolean): WorkflowNode {
+	return {
+		name: 'List Calls',
+		type: OUR_NODE,
+		typeVersion: 1,
+		position: [200, 0],
+		parameters: { resource: 'call', operation: 'getAll', returnAll, limit: 100, options: {} },
+		credentials: credentialRef(credential),
+	};
+}
+
+/** Counts distinct call ids, so the webhook answers with one small item, not 50 000. */
+export function countUniqueIdsNode(): WorkflowNode {
+	return {
+		name: 'Count',
+		type: 'n8n-nodes-base.summarize',
+		typeVersion: 1.1,
+		position: [400, 0],
+		parameters: {
+			fieldsToSummarize: { values: [{ aggregation: 'countUnique', field: 'id' }] },
+			options: {},
+		},
+	};
+}
+
+export function getRecordingNode(credential: CredentialJson, callId: string): WorkflowNode {
+	return {
+		name: 'Get Recording',
+		type: OUR_NODE,
+		typeVersion: 1,
+		position: [200, 0],
+		parameters: {
+			resource: 'recording',
+			operation: 'get',
+			callId,
+			download: true,
+			binaryPropertyName: 'data',
+			options: {},
+		},
+		credentials: credentialRef(credential),
+	};
+}
+
+export interface BuiltWorkflow {
+	workflow: WorkflowJson;
+	hookPath: string;
+}
+
+/**
+ * Webhook -> nodes, in a chain. The webhook answers with the last node's first item only, so
+ * the response size (and the work of sending it) stays the same whatever the item count.
+ * `saveSuccess: false` keeps n8n from writing big successful executions to its database,
+ * which would add the same cost to every client and only blur the comparison.
+ */
+export function chain(
+	name: string,
+	nodes: WorkflowNode[],
+	options: { splitLeads?: boolean; saveSuccess?: boolean } = {},
+): BuiltWorkflow {
+	const hookPath = randomUUID();
+	const trigger: WorkflowNode = {
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: hookPath,
+		parameters: {
+			httpMethod: 'POST',
+			path: hookPath,
+			responseMode: 'lastNode',
+			responseData: 'firstEntryJson',
+			options: {},
+		},
+	};
+	const all = [trigger, ...(options.splitLeads ? leadSource() : []), ...nodes];
+	const connections: Record<string, unknown> = {};
+	for (let index = 0; index < all.length - 1; index++) {
+		connections[all[index].name] = {
+			main: [[{ node: all[index + 1].name, type: 'main', index: 0 }]],
+		};
+	}
+	return {
+		hookPath,
+		workflow: {
+			name,
+			nodes: all.map((node, index) => ({ ...node, id: String(index + 1) })),
+			connections,
+			settings: options.saveSuccess === false ? { saveDataSuccessExecution: 'none' } : {},
+		},
+	};
+}

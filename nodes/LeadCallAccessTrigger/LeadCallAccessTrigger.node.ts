@@ -1,0 +1,94 @@
+import type {
+	INodeExecutionData,
+	INodeProperties,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { queryParametersField } from '../LeadCallAccess/actions/queryParameters';
+import { requestOptionFields } from '../LeadCallAccess/actions/requestOptions';
+import { DEFAULT_MAX_CALLS_PER_POLL, pollCalls } from './poll';
+import { MAX_REMEMBERED } from './position';
+
+const triggerOptions: INodeProperties[] = [
+	{
+		displayName: 'Calls Since',
+		name: 'callsSince',
+		type: 'dateTime',
+		default: '',
+		description:
+			"When the trigger starts, also emit the calls created since this time (in the workflow's timezone), oldest first. Empty: start with the calls that arrive after activation. Needs calls that carry a creation time (created_at).",
+	},
+	{
+		displayName: 'Max Calls per Poll',
+		name: 'maxCallsPerPoll',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_REMEMBERED },
+		default: DEFAULT_MAX_CALLS_PER_POLL,
+		description:
+			'The most calls one poll emits. When more arrived, the oldest are emitted now and the rest on the next polls, so none is skipped.',
+	},
+	queryParametersField,
+	...requestOptionFields,
+];
+
+export class LeadCallAccessTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Lead & Call Access Trigger',
+		name: 'leadCallAccessTrigger',
+		icon: {
+			light: 'file:../LeadCallAccess/leadCallAccess.svg',
+			dark: 'file:../LeadCallAccess/leadCallAccess.dark.svg',
+		},
+		group: ['trigger'],
+		version: 1,
+		subtitle: 'On new call',
+		description: 'Starts the workflow when a new call appears in Lead & Call Access',
+		defaults: { name: 'Lead & Call Access Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'leadCallAccessApi', required: true }],
+		properties: [
+			{
+				displayName:
+					'Emits each new call once, oldest first. On activation it starts from the newest call and emits nothing, unless Calls Since is set.',
+				name: 'notice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Download Recording',
+				name: 'downloadRecording',
+				type: 'boolean',
+				default: false,
+				description:
+					"Whether to also download each new call's recording and attach it as binary data (needs the recordings:read scope). Calls without a recording are emitted without a file.",
+			},
+			{
+				displayName: 'Put Output File in Field',
+				name: 'binaryPropertyName',
+				type: 'string',
+				default: 'data',
+				required: true,
+				displayOptions: { show: { downloadRecording: [true] } },
+				hint: 'The name of the output binary field to put the recording in',
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				// n8n lists options in the order given; keep it alphabetical like its own nodes.
+				options: [...triggerOptions].sort((a, b) => a.displayName.localeCompare(b.displayName)),
+			},
+		],
+	};
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		return await pollCalls.call(this);
+	}
+}

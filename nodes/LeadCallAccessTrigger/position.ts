@@ -1,0 +1,101 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { TrackedCall } from './calls';
+import { oldestFirst } from './calls';
+import { parseTime } from './time';
+
+/**
+ * Ids kept in the workflow's static data. Only calls created at the newest remembered time
+ * are needed for correctness (ties); the rest is a margin for when remembered calls are
+ * deleted or, without creation times, for finding the position at all.
+ */
+export const MAX_REMEMBERED = 500;
+
+/** Where the trigger stands: the calls it has already handled. */
+export interface Position {
+	/** Ids of the most recently handled calls, newest first, at most MAX_REMEMBERED. */
+	seen: string[];
+	/** Creation time of the newest handled call (ms), when calls carry one. */
+	newestAt?: number;
+	/** The Query Parameters the calls were listed with (see `usablePosition`). */
+	queryKey: string;
+}
+
+/** The form kept in static data: plain JSON, readable in n8n's workflow export. */
+interface StoredPosition {
+	version: 1;
+	queryKey: string;
+	seenIds: string[];
+	newestCreatedAt?: string;
+}
+
+const STATIC_KEY = 'position';
+
+/** The stored position, or undefined when there is none yet (first activation). */
+export function readPosition(staticData: IDataObject): Position | undefined {
+	const stored = staticData[STATIC_KEY] as Partial<StoredPosition> | undefined;
+	if (typeof stored !== 'object' || stored === null || stored.version !== 1) return undefined;
+	if (!Array.isArray(stored.seenIds)) return undefined;
+	const seen = stored.seenIds.filter((id): id is string => typeof id === 'string');
+	const queryKey = typeof stored.queryKey === 'string' ? stored.queryKey : '';
+	return { seen, newestAt: parseTime(stored.newestCreatedAt), queryKey };
+}
+
+/**
+ * The stored position if it still applies to the current Query Parameters. With creation
+ * times it always does: "created after the newest handled call" holds whatever the filter.
+ * Without them the position is only the remembered ids, which a changed filter may hide:
+ * the list would then seem all new, so the trigger starts over instead.
+ */
+export function usablePosition(
+	stored: Position | undefined,
+	queryKey: string,
+): Position | undefined {
+	if (stored === undefined) return undefined;
+	if (stored.newestAt === undefined && stored.queryKey !== queryKey) return undefined;
+	return { ...stored, queryKey };
+}
+
+/** Writes the position only when it changed, so an idle poll leaves static data untouched. */
+export function writePosition(staticData: IDataObject, position: Position): void {
+	const stored: StoredPosition = {
+		version: 1,
+		queryKey: position.queryKey,
+		seenIds: position.seen,
+	};
+	if (position.newestAt !== undefined) {
+		stored.newestCreatedAt = new Date(position.newestAt).toISOString();
+	}
+	if (JSON.stringify(staticData[STATIC_KEY]) === JSON.stringify(stored)) return;
+	staticData[STATIC_KEY] = stored as unknown as IDataObject;
+}
+
+/** The position after `calls` were handled. */
+export function recordCalls(position: Position, calls: TrackedCall[]): Position {
+	const newestFirst = oldestFirst(calls).reverse();
+	const seen = [...new Set([...newestFirst.map((call) => call.id), ...position.seen])];
+	let newestAt = position.newestAt;
+	for (const { at } of calls) {
+		if (at !== undefined && (newestAt === undefined || at > newestAt)) newestAt = at;
+	}
+	return { ...position, seen: seen.slice(0, MAX_REMEMBERED), newestAt };
+}
+
+/**
+ * Where a listed call stands:
+ * - `new`: not handled yet;
+ * - `known`: handled, created at the newest handled time: keep reading, since an unhandled
+ *   call created at the same time may follow it;
+ * - `older`: created before the newest handled call, so handled or before the start: the
+ *   calls after it in a newest-first list are older still;
+ * - `reached`: handled, and no creation time to compare: list order is all there is, so the
+ *   calls after it are older.
+ */
+export type Verdict = 'new' | 'known' | 'older' | 'reached';
+
+export function classify(call: TrackedCall, position: Position, seen: Set<string>): Verdict {
+	const timed = call.at !== undefined && position.newestAt !== undefined;
+	if (timed && call.at! < position.newestAt!) return 'older';
+	if (!seen.has(call.id)) return 'new';
+	return timed ? 'known' : 'reached';
+}

@@ -1,0 +1,114 @@
+/**
+ * Builds the package once for everything that packs it (each e2e test file, the demo), however
+ * many jest workers ask at the same time: a lock folder serialises them and a hash of the build
+ * inputs, written after a successful build, lets the later ones skip it.
+ */
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { packAndInstall, REPO_DIR, type InstalledPackage } from '../../test/e2e/harness';
+import { runProcess } from '../../test/e2e/harness/process';
+
+const STATE_DIR = path.join(REPO_DIR, 'node_modules', '.cache', 'n8n-nodes-lead-call-access');
+const MARKER = path.join(STATE_DIR, 'build-inputs.sha256');
+const LOCK = path.join(STATE_DIR, 'build.lock');
+const INPUT_DIRS = ['nodes', 'credentials'];
+const INPUT_FILES = ['package.json', 'tsconfig.json', 'gulpfile.js', 'index.js'];
+
+function filesUnder(dir: string): string[] {
+	if (!fs.existsSync(dir)) return [];
+	return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+		const full = path.join(dir, entry.name);
+		return entry.isDirectory() ? filesUnder(full) : [full];
+	});
+}
+
+/** Hash of every file tsc and gulp read, names included (a rename must rebuild too). */
+export function buildInputsHash(): string {
+	const hash = createHash('sha256');
+	const files = [
+		...INPUT_DIRS.flatMap((dir) => filesUnder(path.join(REPO_DIR, dir))),
+		...INPUT_FILES.map((file) => path.join(REPO_DIR, file)),
+	].sort();
+	for (const file of files) {
+		if (!fs.existsSync(file)) continue;
+		hash.update(path.relative(REPO_DIR, file)).update('\0').update(fs.readFileSync(file));
+	}
+	return hash.digest('hex');
+}
+
+/** The compiled files package.json points n8n at: a half-deleted dist/ must rebuild. */
+function distComplete(): boolean {
+	const pkg = JSON.parse(fs.readFileSync(path.join(REPO_DIR, 'package.json'), 'utf8')) as {
+		n8n: { nodes: string[]; credentials: string[] };
+	};
+	return [...pkg.n8n.nodes, ...pkg.n8n.credentials].every((file) =>
+		fs.existsSync(path.join(REPO_DIR, file)),
+	);
+}
+
+function lockHolderAlive(): boolean {
+	try {
+		process.kill(Number(fs.readFileSync(path.join(LOCK, 'pid'), 'utf8')), 0);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === 'EPERM';
+	}
+}
+
+async function withBuildLock<T>(fn: () => Promise<T>): Promise<T> {
+	fs.mkdirSync(STATE_DIR, { recursive: true });
+	for (;;) {
+		try {
+			fs.mkdirSync(LOCK);
+			fs.writeFileSync(path.join(LOCK, 'pid'), String(process.pid));
+			break;
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+			// A crashed holder leaves its folder behind; its pid tells.
+			if (!lockHolderAlive()) fs.rmSync(LOCK, { recursive: true, force: true });
+			else await new Promise((resolve) => setTimeout(resolve, 250));
+		}
+	}
+	try {
+		return await fn();
+	} finally {
+		fs.rmSync(LOCK, { recursive: true, force: true });
+	}
+}
+
+async function buildIfChanged(log: (message: string) => void): Promise<boolean> {
+	const inputs = buildInputsHash();
+	const built = fs.existsSync(MARKER) ? fs.readFileSync(MARKER, 'utf8').trim() : '';
+	if (built === inputs && distComplete()) return false;
+	log('building the package (npm run build)');
+	fs.rmSync(MARKER, { force: true });
+	const result = await runProcess('npm', ['run', 'build'], {
+		cwd: REPO_DIR,
+		env: process.env,
+		timeoutMs: 300_000,
+	});
+	if (result.code !== 0) {
+		const output = `${result.stdout}\n${result.stderr}`.trim().split('\n').slice(-40).join('\n');
+		throw new Error(`npm run build failed (exit ${result.code}):\n${output}`);
+	}
+	fs.writeFileSync(MARKER, inputs);
+	return true;
+}
+
+/**
+ * Builds when the sources changed since the last build, then packs and installs the tarball
+ * into the n8n user folder. Packing happens under the same lock, so no worker packs a dist/
+ * that another one is rewriting.
+ */
+export async function buildAndInstall(
+	userFolder: string,
+	log: (message: string) => void = () => {},
+): Promise<{ built: boolean; installed: InstalledPackage }> {
+	return await withBuildLock(async () => {
+		const built = await buildIfChanged(log);
+		const installed = await packAndInstall(REPO_DIR, userFolder);
+		return { built, installed };
+	});
+}

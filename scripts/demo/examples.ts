@@ -1,0 +1,165 @@
+/**
+ * Runs the workflows in examples/ exactly as users import them, with only what a user would
+ * change themselves substituted: the folder n8n may write to, and a credential pointing at the
+ * emulator. The e2e suite asserts on the summaries below; the demo prints them.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+import {
+	nodeOutput,
+	REPO_DIR,
+	type CredentialJson,
+	type NodeExecutionItem,
+	type ServerRunResult,
+	type WorkflowJson,
+} from '../../test/e2e/harness';
+import { McpClient } from './mcpClient';
+import type { Session } from './session';
+
+export const EXAMPLES_DIR = path.join(REPO_DIR, 'examples');
+export const EXAMPLE_FILES = {
+	importLeads: 'import-leads-from-csv.json',
+	exportRecordings: 'export-recordings.json',
+	aiTools: 'ai-agent-tools-mcp.json',
+} as const;
+/** Examples use the Docker image's allowed folder; each run points them at its own. */
+export const EXAMPLE_FILES_DIR = '/home/node/.n8n-files';
+/** The credential reference every example carries (users pick theirs on import). */
+export const EXAMPLE_CREDENTIAL = { id: '1', name: 'Lead & Call Access account' };
+export const MCP_CREDENTIAL = { id: '2', name: 'MCP client token' };
+
+/** An example as a user would have it after import, with the file folder set to `filesDir`. */
+export function loadExample(file: string, filesDir: string): WorkflowJson {
+	const text = fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8');
+	// Substituted in the JSON text so that expressions ("=/home/.../{{ ... }}") change too.
+	const escaped = JSON.stringify(filesDir).slice(1, -1);
+	return JSON.parse(text.split(EXAMPLE_FILES_DIR).join(escaped)) as WorkflowJson;
+}
+
+/** Runs on demand what the example schedules: its Schedule Trigger becomes a Manual Trigger. */
+export function runnableNow(workflow: WorkflowJson): WorkflowJson {
+	const nodes = workflow.nodes.map((node) =>
+		node.type === 'n8n-nodes-base.scheduleTrigger'
+			? { ...node, type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} }
+			: node,
+	);
+	return { ...workflow, nodes };
+}
+
+export function exampleCredential(
+	session: Session,
+	apiKey: string,
+	requestsPerMinute: number,
+): CredentialJson {
+	return session.credential(EXAMPLE_CREDENTIAL.id, { apiKey, requestsPerMinute }, EXAMPLE_CREDENTIAL.name);
+}
+
+const pairedIndex = (item: NodeExecutionItem) => (item.pairedItem as { item: number }).item;
+
+export interface ImportSummary {
+	run: ServerRunResult;
+	rows: Array<Record<string, string>>;
+	imported: Array<{ row: number; name: string; phone: string; phoneE164: string; id: string }>;
+	rejected: Array<{ row: number; name: string; phone: string; reason: string }>;
+	rejectedFile: string;
+}
+
+/** import-leads-from-csv.json with the bundled leads.csv. */
+export async function runImportExample(
+	session: Session,
+	credential: CredentialJson,
+): Promise<ImportSummary> {
+	fs.copyFileSync(path.join(EXAMPLES_DIR, 'leads.csv'), path.join(session.filesDir, 'leads.csv'));
+	const rejectedFile = path.join(session.filesDir, 'rejected-leads.csv');
+	fs.rmSync(rejectedFile, { force: true });
+	const workflow = loadExample(EXAMPLE_FILES.importLeads, session.filesDir);
+	const run = await session.server.runWorkflow(workflow, [credential]);
+	const rows = nodeOutput(run.run, 'Extract Rows').map(
+		(item) => item.json as Record<string, string>,
+	);
+	const imported = nodeOutput(run.run, 'Import Lead', 0).map((item) => {
+		const row = pairedIndex(item);
+		return {
+			row,
+			name: String(rows[row]?.name ?? ''),
+			phone: String(rows[row]?.phone ?? ''),
+			phoneE164: String(item.json.phone_e164),
+			id: String(item.json.id),
+		};
+	});
+	const rejected = nodeOutput(run.run, 'Import Lead', 1).map((item) => {
+		const row = pairedIndex(item);
+		return {
+			row,
+			name: String(rows[row]?.name ?? ''),
+			phone: String(rows[row]?.phone ?? ''),
+			reason: String(item.json.error),
+		};
+	});
+	return { run, rows, imported, rejected, rejectedFile };
+}
+
+export interface ExportSummary {
+	run: ServerRunResult;
+	listed: Array<Record<string, unknown>>;
+	withRecording: number;
+	saved: Array<{ callId: string; file: string; bytes: number; mimeType: string }>;
+	failed: Array<{ callId: string; error: string }>;
+}
+
+/** export-recordings.json, run now instead of at 2:00. */
+export async function runExportExample(
+	session: Session,
+	credential: CredentialJson,
+): Promise<ExportSummary> {
+	const workflow = runnableNow(loadExample(EXAMPLE_FILES.exportRecordings, session.filesDir));
+	const run = await session.server.runWorkflow(workflow, [credential]);
+	const listed = nodeOutput(run.run, 'List Calls').map((item) => item.json);
+	const saved = nodeOutput(run.run, 'Write Recording to Disk').map((item) => {
+		const file = String(item.json.fileName);
+		return {
+			callId: String(item.json.callId),
+			file,
+			bytes: fs.existsSync(file) ? fs.statSync(file).size : -1,
+			mimeType: String(item.binary?.data?.mimeType),
+		};
+	});
+	const failed = nodeOutput(run.run, 'Get Recording', 1).map((item) => ({
+		callId: String(item.json.id),
+		error: String(item.json.error),
+	}));
+	return {
+		run,
+		listed,
+		withRecording: nodeOutput(run.run, 'Has Recording').length,
+		saved,
+		failed,
+	};
+}
+
+/**
+ * Publishes ai-agent-tools-mcp.json (n8n becomes an MCP server) and returns a connected client:
+ * the caller plays the AI agent.
+ */
+export async function publishMcpExample(
+	session: Session,
+	credential: CredentialJson,
+	bearerToken: string,
+): Promise<{ workflowId: string; client: McpClient }> {
+	await session.server.createCredential(credential);
+	await session.server.createCredential({
+		...MCP_CREDENTIAL,
+		type: 'httpBearerAuth',
+		data: { token: bearerToken },
+	});
+	const workflow = loadExample(EXAMPLE_FILES.aiTools, session.filesDir);
+	const workflowId = await session.server.deployWorkflow(workflow);
+	const trigger = workflow.nodes.find((node) => node.type.endsWith('.mcpTrigger'));
+	const client = new McpClient(
+		`${session.server.baseUrl}/mcp/${String(trigger?.parameters.path)}`,
+		bearerToken,
+	);
+	await client.initialize();
+	return { workflowId, client };
+}

@@ -1,0 +1,90 @@
+/**
+ * One real n8n (2.40.7, long-lived `n8n start`) with this package installed from its packed
+ * tarball, plus the API emulator in this process on 127.0.0.1. Shared by the e2e suite (one
+ * session per test file) and `npm run demo`.
+ */
+import * as fs from 'fs';
+
+import {
+	createN8nSandbox,
+	startN8nServer,
+	type CredentialJson,
+	type N8nSandbox,
+	type N8nServer,
+} from '../../test/e2e/harness';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../../test/emulator';
+import { buildAndInstall } from './build';
+
+export const CREDENTIAL_TYPE = 'leadCallAccessApi';
+
+export interface SessionOptions {
+	emulator?: EmulatorOptions;
+	/** The folder n8n's file nodes may use (N8N_RESTRICT_FILE_ACCESS_TO); default: the sandbox's. */
+	filesDir?: string;
+	/** Extra n8n env vars. */
+	env?: Record<string, string>;
+	log?: (message: string) => void;
+}
+
+export interface CredentialData {
+	apiKey: string;
+	/** Default 0 (no pacing): only the rate-limit tests want it. */
+	requestsPerMinute?: number;
+	/** Default: the emulator's. */
+	baseUrl?: string;
+}
+
+export interface Session {
+	sandbox: N8nSandbox;
+	server: N8nServer;
+	emulator: Emulator;
+	filesDir: string;
+	/** A credential of our type; `id` is the name workflows reference it by. */
+	credential(id: string, data: CredentialData, name?: string): CredentialJson;
+	/** n8n's server log so far. */
+	serverLog(): string;
+	close(): Promise<void>;
+}
+
+export async function openSession(options: SessionOptions = {}): Promise<Session> {
+	const log = options.log ?? (() => {});
+	const env = { ...options.env };
+	if (options.filesDir) env.N8N_RESTRICT_FILE_ACCESS_TO = options.filesDir;
+	const sandbox = await createN8nSandbox({ env });
+	const filesDir = options.filesDir ?? sandbox.filesDir;
+	let server: N8nServer | undefined;
+	let emulator: Emulator | undefined;
+	try {
+		await buildAndInstall(sandbox.userFolder, log);
+		log('starting n8n');
+		server = await startN8nServer(sandbox);
+		emulator = await startEmulator(options.emulator);
+	} catch (error) {
+		await server?.stop();
+		sandbox.cleanup();
+		throw error;
+	}
+	const [n8n, api] = [server, emulator];
+	return {
+		sandbox,
+		server: n8n,
+		emulator: api,
+		filesDir,
+		credential: (id, data, name = `Lead & Call Access (${id})`) => ({
+			id,
+			name,
+			type: CREDENTIAL_TYPE,
+			data: {
+				baseUrl: data.baseUrl ?? api.baseUrl,
+				apiKey: data.apiKey,
+				requestsPerMinute: data.requestsPerMinute ?? 0,
+			},
+		}),
+		serverLog: () => (fs.existsSync(n8n.logFile) ? fs.readFileSync(n8n.logFile, 'utf8') : ''),
+		close: async () => {
+			await n8n.stop();
+			await api.stop();
+			sandbox.cleanup();
+		},
+	};
+}

@@ -1,0 +1,209 @@
+/**
+ * Every workflow in examples/ (except the trigger's, covered by the trigger's own suite), run in
+ * a real n8n 2.40.7 with the package installed from its tarball, against the emulator.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+import {
+	exampleCredential,
+	EXAMPLE_FILES,
+	loadExample,
+	publishMcpExample,
+	runExportExample,
+	runImportExample,
+	type ExportSummary,
+	type ImportSummary,
+} from '../../scripts/demo/examples';
+import { openSession, type Session } from '../../scripts/demo/session';
+import { nodeOutput } from './harness';
+import { DEMO_KEYS, recordingBytes } from '../emulator';
+
+jest.setTimeout(120_000);
+
+// The emulator limits like the real service, only faster; the credential's budget matches it,
+// so the examples must run without a single 429.
+const RATE = { limit: 600, windowMs: 60_000 };
+
+let session: Session;
+beforeAll(async () => {
+	session = await openSession({ emulator: { rateLimit: RATE } });
+}, 600_000);
+afterAll(async () => {
+	await session?.close();
+});
+
+const credential = () => exampleCredential(session, DEMO_KEYS.full, RATE.limit);
+const apiRequests = (path: string) => session.emulator.requests.filter((r) => r.path === path);
+
+describe('import-leads-from-csv.json', () => {
+	let result: ImportSummary;
+	beforeAll(async () => {
+		session.emulator.reset();
+		result = await runImportExample(session, credential());
+	});
+
+	test('imports the good and the fixable rows, normalised to E.164', () => {
+		expect(result.run.run.status).toBe('success');
+		expect(result.rows).toHaveLength(8);
+		expect(result.imported.map(({ name, phoneE164 }) => [name, phoneE164])).toEqual([
+			['Ada Lovelace', '+14155552671'],
+			['Grace Hopper', '+14155552672'],
+			['Alan Turing', '+442079460958'],
+			['Katherine Johnson', '+14155552673'],
+			['Edsger Dijkstra', '+31205550199'],
+		]);
+		expect(result.imported.map((lead) => lead.row)).toEqual([0, 1, 2, 3, 4]);
+		const stored = session.emulator.leads.get('+14155552672');
+		expect(stored).toMatchObject({ name: 'Grace Hopper', campaign_id: 'spring-webinar' });
+	});
+
+	test('rejected rows leave through the error output, paired to their row, with the reason', () => {
+		expect(result.rejected).toEqual([
+			{
+				row: 5,
+				name: 'Linus Pauling',
+				phone: 'call me maybe',
+				reason: expect.stringMatching(/^phone_e164: "call me maybe" contains characters other/),
+			},
+			{
+				row: 6,
+				name: 'Marie Curie',
+				phone: '',
+				reason: 'phone_e164: Field required (the value is empty)',
+			},
+			{
+				row: 7,
+				name: 'Nikola Tesla',
+				phone: '555-01',
+				reason: expect.stringMatching(/^phone_e164: "555-01" is not a valid E\.164 number/),
+			},
+		]);
+		// n8n merges the input row into each error item, so the next node sees the CSV columns.
+		const [first] = nodeOutput(result.run.run, 'Import Lead', 1);
+		expect(first.json).toMatchObject({ name: 'Linus Pauling', campaign: 'trade-show' });
+		expect(first.json.details).toEqual([
+			expect.objectContaining({ loc: ['body', 'phone_e164'], type: 'value_error' }),
+		]);
+	});
+
+	test('a rejected row spends no request; each good row exactly one', () => {
+		const posts = apiRequests('/v1/leads');
+		expect(posts.map((request) => request.status)).toEqual([201, 201, 201, 201, 201]);
+		expect(session.emulator.stats().byStatus['429']).toBeUndefined();
+	});
+
+	test('rejected-leads.csv collects the rejected rows with their reasons', () => {
+		const csv = fs.readFileSync(result.rejectedFile, 'utf8').replace(/^\uFEFF/, '');
+		const lines = csv.trim().split(/\r?\n/);
+		expect(lines[0]).toBe('name,phone,campaign,reason');
+		expect(lines.slice(1)).toEqual([
+			expect.stringMatching(/^Linus Pauling,call me maybe,trade-show,"phone_e164: ""call me/),
+			'Marie Curie,,trade-show,phone_e164: Field required (the value is empty)',
+			expect.stringMatching(/^Nikola Tesla,555-01,trade-show,"phone_e164: ""555-01"" is not/),
+		]);
+	});
+
+	test('running it again updates the same leads (upsert by phone)', async () => {
+		const again = await runImportExample(session, credential());
+		expect(again.imported).toHaveLength(5);
+		expect(session.emulator.leads.size).toBe(5);
+		expect(session.emulator.leads.get('+14155552671')?.writes).toBe(2);
+	});
+});
+
+describe('export-recordings.json', () => {
+	let result: ExportSummary;
+	beforeAll(async () => {
+		session.emulator.reset();
+		result = await runExportExample(session, credential());
+	});
+
+	test('lists the 50 newest calls and downloads every recording there is', () => {
+		expect(result.run.run.status).toBe('success');
+		const newest = session.emulator.calls.slice(0, 50);
+		expect(result.listed.map((call) => call.id)).toEqual(newest.map((call) => call.id));
+		const recorded = newest.filter((call) => call.has_recording).map((call) => call.id);
+		expect(recorded.length).toBeGreaterThan(10);
+		expect(result.withRecording).toBe(recorded.length);
+		expect(result.failed).toEqual([]);
+		expect(result.saved.map((file) => file.callId)).toEqual(recorded);
+	});
+
+	test('writes each recording to disk as <call id>.mp3 with the exact bytes', () => {
+		for (const file of result.saved) {
+			expect(file.file).toBe(path.join(session.filesDir, `${file.callId}.mp3`));
+			expect(file.mimeType).toBe('audio/mpeg');
+			expect(fs.readFileSync(file.file).equals(recordingBytes(file.callId, 32 * 1024))).toBe(true);
+		}
+	});
+
+	test('the key goes to the API only: never to the file host', () => {
+		const files = session.emulator.fileRequests;
+		expect(files).toHaveLength(result.saved.length);
+		expect(files.every((request) => request.headers.authorization === undefined)).toBe(true);
+		expect(files.every((request) => request.status === 200)).toBe(true);
+		const api = session.emulator.requests;
+		expect(api).toHaveLength(1 + result.saved.length);
+		expect(api.every((request) => request.headers.authorization === `Bearer ${DEMO_KEYS.full}`)).toBe(
+			true,
+		);
+		expect(session.emulator.stats().byStatus['429']).toBeUndefined();
+	});
+
+	test('as imported, it publishes with its Schedule Trigger', async () => {
+		const workflow = loadExample(EXAMPLE_FILES.exportRecordings, session.filesDir);
+		const workflowId = await session.server.deployWorkflow(workflow);
+		const stored = await session.server.rest<{ active: boolean }>('GET', `/workflows/${workflowId}`);
+		expect(stored.active).toBe(true);
+		await session.server.rest('POST', `/workflows/${workflowId}/deactivate`);
+	});
+});
+
+describe('ai-agent-tools-mcp.json (n8n as an MCP server, the test as the AI agent)', () => {
+	const token = 'mcp-e2e-token-6b1f0c2d9e8a';
+	let client: Awaited<ReturnType<typeof publishMcpExample>>['client'];
+	beforeAll(async () => {
+		session.emulator.reset();
+		({ client } = await publishMcpExample(session, credential(), token));
+	});
+
+	test('exposes the three operations as tools with the $fromAI arguments', async () => {
+		const tools = await client.listTools();
+		const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+		expect(Object.keys(byName).sort()).toEqual(['Get_Recording', 'Import_Lead', 'List_Calls']);
+		expect(byName.Import_Lead.inputSchema.required).toEqual(['phone']);
+		expect(Object.keys(byName.Import_Lead.inputSchema.properties ?? {})).toEqual(['phone', 'name']);
+		expect(byName.Get_Recording.inputSchema.required).toEqual(['callId']);
+	});
+
+	test('a tool call imports a lead; another lists calls', async () => {
+		const imported = await client.callTool('Import_Lead', { phone: '+14155550123', name: 'Ada' });
+		expect(imported.isError).toBe(false);
+		expect(JSON.parse(imported.text)).toEqual([
+			expect.objectContaining({ phone_e164: '+14155550123', name: 'Ada', created: true }),
+		]);
+		const calls = await client.callTool('List_Calls', { limit: 3 });
+		expect(JSON.parse(calls.text).map((call: { id: string }) => call.id)).toEqual(
+			session.emulator.calls.slice(0, 3).map((call) => call.id),
+		);
+	});
+
+	test('errors reach the agent as readable tool errors', async () => {
+		const before = session.emulator.requests.length;
+		const badPhone = await client.callTool('Import_Lead', { phone: 'call me maybe' });
+		expect(badPhone.isError).toBe(true);
+		expect(badPhone.text).toMatch(/phone_e164: "call me maybe" contains characters/);
+		expect(session.emulator.requests.length).toBe(before);
+
+		const missed = session.emulator.calls.find((call) => !call.has_recording)!;
+		const noRecording = await client.callTool('Get_Recording', { callId: missed.id });
+		expect(noRecording.isError).toBe(true);
+		expect(noRecording.text).toMatch(/Recording not found/);
+	});
+
+	test('the MCP endpoint refuses a client without the bearer token', async () => {
+		const answer = await client.post({ id: 99, method: 'tools/list' }, 'wrong-token');
+		expect(answer.status).toBe(403);
+	});
+});

@@ -1,0 +1,494 @@
+/**
+ * The "On New Call" polling trigger, driven the way n8n drives it: the node's `poll()` runs in
+ * n8n-core's real PollContext over a Workflow that keeps its static data between polls (as
+ * n8n's active-workflow manager does), against the API emulator. A "restart" serialises the
+ * static data to JSON and builds a new Workflow from it, as n8n does from its database.
+ */
+import { Container } from '@n8n/di';
+import { readFileSync } from 'fs';
+import { BinaryDataService, PollContext } from 'n8n-core';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	IWorkflowBase,
+	IWorkflowSettings,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
+import { join } from 'path';
+
+import { LeadCallAccessTrigger } from '../../nodes/LeadCallAccessTrigger/LeadCallAccessTrigger.node';
+import type { TrackedCall } from '../../nodes/LeadCallAccessTrigger/calls';
+import type { Position } from '../../nodes/LeadCallAccessTrigger/position';
+import { findNewCalls, findStartCalls } from '../../nodes/LeadCallAccessTrigger/walk';
+import type {
+	CallRecord,
+	Emulator,
+	EmulatorOptions,
+	PaginationStyle,
+	RecordedRequest,
+} from '../emulator';
+import { DEMO_KEYS, recordingBytes, startEmulator } from '../emulator';
+import type { TestCredentials } from './harness';
+import {
+	PACKAGE,
+	TRIGGER_TYPE,
+	additionalDataFor,
+	binaryBuffer,
+	nodeTypes,
+	registerNodeType,
+	runWorkflow,
+} from './harness';
+
+registerNodeType(TRIGGER_TYPE, new LeadCallAccessTrigger());
+
+beforeAll(async () => {
+	await Container.get(BinaryDataService).init();
+});
+
+/** One trigger node in one workflow, polled like n8n polls it. */
+class TriggerUnderTest {
+	private workflow: Workflow;
+	credentials: TestCredentials;
+
+	constructor(
+		emulator: Emulator,
+		private readonly parameters: IDataObject = {},
+		private readonly settings: IWorkflowSettings = {},
+	) {
+		this.credentials = { baseUrl: emulator.baseUrl, apiKey: DEMO_KEYS.full, requestsPerMinute: 0 };
+		this.workflow = this.build({});
+	}
+
+	private build(staticData: IDataObject): Workflow {
+		const node: INode = {
+			id: 'trigger-node-id',
+			name: 'On New Call',
+			type: TRIGGER_TYPE,
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: this.parameters as INode['parameters'],
+			credentials: { leadCallAccessApi: { id: 'cred-1', name: 'Test account' } },
+		};
+		return new Workflow({
+			id: 'trigger-workflow',
+			name: 'New call',
+			nodes: [node],
+			connections: {},
+			active: true,
+			nodeTypes,
+			staticData,
+			settings: this.settings,
+		});
+	}
+
+	/** Runs one poll; returns the emitted items (an empty list when the poll returned null). */
+	async pollItems(mode: WorkflowExecuteMode = 'trigger'): Promise<INodeExecutionData[]> {
+		const node = this.workflow.getNode('On New Call')!;
+		const context = new PollContext(
+			this.workflow,
+			node,
+			additionalDataFor(this.credentials),
+			mode,
+			mode === 'manual' ? 'manual' : 'activate',
+		);
+		const result = await new LeadCallAccessTrigger().poll.call(context);
+		return result === null ? [] : result[0];
+	}
+
+	async poll(mode?: WorkflowExecuteMode): Promise<string[]> {
+		return (await this.pollItems(mode)).map((item) => String(item.json.id));
+	}
+
+	/** The node's static data as n8n would store it. */
+	storedState(): IDataObject {
+		return JSON.parse(JSON.stringify(this.workflow.staticData)) as IDataObject;
+	}
+
+	/** n8n restarts: the workflow is rebuilt from its saved JSON, static data included. */
+	restart(): void {
+		this.workflow = this.build(this.storedState());
+	}
+}
+
+/** Ids in the order the trigger emits them, oldest first (the emulator lists newest first). */
+const ids = (calls: CallRecord[]) => calls.map((call) => call.id).reverse();
+const listRequests = (emulator: Emulator) =>
+	emulator.requests.filter((request) => request.path === '/v1/calls');
+
+/**
+ * Runs `fn` when the API receives a request, before it is answered: the emulator logs each
+ * request on arrival, so wrapping the log's push sees it synchronously.
+ */
+function onApiRequest(emulator: Emulator, fn: (request: RecordedRequest, index: number) => void) {
+	const log = emulator.requests;
+	const push = log.push.bind(log);
+	let index = 0;
+	log.push = (...records: RecordedRequest[]) => {
+		const length = push(...records);
+		for (const record of records) fn(record, index++);
+		return length;
+	};
+}
+
+let emulators: Emulator[] = [];
+async function emulatorWith(options: EmulatorOptions = {}): Promise<Emulator> {
+	const emulator = await startEmulator({ rateLimit: false, seedCalls: 30, ...options });
+	emulators.push(emulator);
+	return emulator;
+}
+afterEach(async () => {
+	await Promise.all(emulators.map(async (emulator) => await emulator.stop()));
+	emulators = [];
+});
+
+/** A creation time shared by several calls, just after the newest call so far. */
+const tieAfterNewest = (emulator: Emulator) =>
+	new Date(Date.parse(emulator.calls[0].created_at) + 60_000).toISOString();
+
+describe.each<PaginationStyle>([
+	'data-next_cursor',
+	'items-nextCursor',
+	'calls-next-token',
+	'results-next-url',
+	'array-link-header',
+])('trigger with pagination style %s', (paginationStyle) => {
+	test('first poll emits nothing; new calls come once, oldest first, even across pages', async () => {
+		const emulator = await emulatorWith({ paginationStyle, maxPageSize: 3 });
+		const trigger = new TriggerUnderTest(emulator);
+
+		expect(await trigger.poll()).toEqual([]);
+		expect(listRequests(emulator)).toHaveLength(1);
+
+		const added = emulator.addCalls(7);
+		const before = listRequests(emulator).length;
+		expect(await trigger.poll()).toEqual(ids(added));
+		// 3 per page: the third page holds the last new call, the newest known one and an older
+		// one, which shows the position is passed. No page beyond is fetched.
+		expect(listRequests(emulator).length - before).toBe(3);
+
+		expect(await trigger.poll()).toEqual([]);
+	});
+
+	test('calls that arrive between the pages of a poll are emitted by the next poll, once', async () => {
+		const emulator = await emulatorWith({ paginationStyle, maxPageSize: 3 });
+		const trigger = new TriggerUnderTest(emulator);
+		await trigger.poll();
+
+		const first = emulator.addCalls(10);
+		let during: CallRecord[] = [];
+		onApiRequest(emulator, (_request, index) => {
+			// Just before the API answers the second page of the poll.
+			if (index === 1) during = emulator.addCalls(4);
+		});
+		expect(await trigger.poll()).toEqual(ids(first));
+		expect(during).toHaveLength(4);
+		expect(await trigger.poll()).toEqual(ids(during));
+		expect(await trigger.poll()).toEqual([]);
+	});
+});
+
+describe('trigger position', () => {
+	test('calls created at the same instant, across page boundaries, are each emitted once', async () => {
+		const emulator = await emulatorWith({ maxPageSize: 2 });
+		const created_at = tieAfterNewest(emulator);
+		emulator.addCalls(5, { created_at });
+		const trigger = new TriggerUnderTest(emulator);
+
+		// The start reads on while the pages continue the newest instant, so all 5 are known.
+		expect(await trigger.poll()).toEqual([]);
+		const tied = emulator.addCalls(3, { created_at });
+		expect(await trigger.poll()).toEqual(ids(tied));
+		const later = emulator.addCalls(2);
+		expect(await trigger.poll()).toEqual(ids(later));
+		expect(await trigger.poll()).toEqual([]);
+	});
+
+	test('an n8n restart between polls resumes from the saved position', async () => {
+		const emulator = await emulatorWith();
+		const trigger = new TriggerUnderTest(emulator);
+		await trigger.poll();
+		const first = emulator.addCalls(2);
+		expect(await trigger.poll()).toEqual(ids(first));
+
+		const whileDown = emulator.addCalls(3);
+		trigger.restart();
+		expect(await trigger.poll()).toEqual(ids(whileDown));
+		trigger.restart();
+		expect(await trigger.poll()).toEqual([]);
+
+		// Bounded and plain JSON: ids and the newest creation time, nothing else.
+		const stored = trigger.storedState()['node:On New Call'] as { position: IDataObject };
+		expect(stored.position).toEqual({
+			version: 1,
+			queryKey: '[]',
+			seenIds: expect.arrayContaining(ids([...first, ...whileDown])),
+			newestCreatedAt: whileDown[0].created_at,
+		});
+	});
+
+	test('the state stays bounded however many calls go by', async () => {
+		const emulator = await emulatorWith({ seedCalls: 5 });
+		const trigger = new TriggerUnderTest(emulator, { options: { maxCallsPerPoll: 500 } });
+		await trigger.poll();
+		for (let round = 0; round < 3; round++) {
+			const added = emulator.addCalls(300);
+			expect(await trigger.poll()).toEqual(ids(added));
+		}
+		const stored = trigger.storedState()['node:On New Call'] as { position: { seenIds: string[] } };
+		expect(stored.position.seenIds).toHaveLength(500);
+		expect(stored.position.seenIds[0]).toBe(emulator.calls[0].id);
+	});
+
+	test('Max Calls per Poll emits the oldest now and the rest on the next polls', async () => {
+		const emulator = await emulatorWith({ maxPageSize: 4 });
+		const trigger = new TriggerUnderTest(emulator, { options: { maxCallsPerPoll: 3 } });
+		await trigger.poll();
+		const added = ids(emulator.addCalls(7));
+		expect(await trigger.poll()).toEqual(added.slice(0, 3));
+		expect(await trigger.poll()).toEqual(added.slice(3, 6));
+		const more = ids(emulator.addCalls(1));
+		expect(await trigger.poll()).toEqual([added[6], ...more]);
+		expect(await trigger.poll()).toEqual([]);
+	});
+
+	test('Query Parameters are sent with every page and filter the emitted calls', async () => {
+		const emulator = await emulatorWith({ maxPageSize: 5 });
+		const trigger = new TriggerUnderTest(emulator, {
+			options: { queryParameters: { parameters: [{ name: 'direction', value: 'inbound' }] } },
+		});
+		await trigger.poll();
+		const added = emulator.addCalls(12);
+		const inbound = added.filter((call) => call.direction === 'inbound');
+		expect(inbound.length).toBeGreaterThan(0);
+		expect(await trigger.poll()).toEqual(ids(inbound));
+		expect(listRequests(emulator).every((request) => request.query.direction === 'inbound')).toBe(
+			true,
+		);
+	});
+
+	test('two polls at once do not emit the same calls twice', async () => {
+		const emulator = await emulatorWith();
+		const trigger = new TriggerUnderTest(emulator);
+		await trigger.poll();
+		const added = emulator.addCalls(3);
+		const results = await Promise.all([trigger.poll(), trigger.poll()]);
+		expect(results.flat()).toEqual(ids(added));
+	});
+});
+
+describe('trigger errors', () => {
+	test('a 503 beyond the retries fails the poll and keeps the position', async () => {
+		const emulator = await emulatorWith();
+		const trigger = new TriggerUnderTest(emulator, { options: { maxRetries: 1 } });
+		await trigger.poll();
+		const first = emulator.addCalls(2);
+		expect(await trigger.poll()).toEqual(ids(first));
+
+		const pending = emulator.addCalls(3);
+		emulator.inject({ kind: 'status', status: 503, count: 2, path: '/v1/calls' });
+		await expect(trigger.poll()).rejects.toThrow(/temporarily unavailable \(503\).*2 attempts/);
+		expect(await trigger.poll()).toEqual(ids(pending));
+	});
+
+	test('a failure on a later page of a poll keeps the position', async () => {
+		const emulator = await emulatorWith({ maxPageSize: 3 });
+		const trigger = new TriggerUnderTest(emulator, { options: { maxRetries: 0 } });
+		await trigger.poll();
+		const pending = emulator.addCalls(7);
+		onApiRequest(emulator, (_request, index) => {
+			// Page 1 is answered; page 2 meets a 503, and maxRetries 0 gives up at once.
+			if (index === 0) emulator.inject({ kind: 'status', status: 503, path: '/v1/calls' });
+		});
+		await expect(trigger.poll()).rejects.toThrow(/503/);
+		expect(await trigger.poll()).toEqual(ids(pending));
+	});
+
+	test('401 and 403 say what is wrong; once fixed, nothing was lost', async () => {
+		const emulator = await emulatorWith();
+		const trigger = new TriggerUnderTest(emulator);
+		await trigger.poll();
+		const pending = emulator.addCalls(2);
+
+		trigger.credentials.apiKey = `pf_live_${'x'.repeat(43)}`;
+		await expect(trigger.poll()).rejects.toThrow('API key missing or invalid (401)');
+		trigger.credentials.apiKey = DEMO_KEYS.leadsOnly;
+		await expect(trigger.poll()).rejects.toThrow(
+			'The API key lacks the scope calls:read needed to list calls (403)',
+		);
+		trigger.credentials.apiKey = DEMO_KEYS.full;
+		expect(await trigger.poll()).toEqual(ids(pending));
+	});
+
+	test('a missing recordings:read scope fails the download, and the next poll retries the calls', async () => {
+		const emulator = await emulatorWith();
+		const trigger = new TriggerUnderTest(emulator, { downloadRecording: true });
+		await trigger.poll();
+		const pending = emulator.addCalls(2, { has_recording: true, status: 'completed' });
+		trigger.credentials.apiKey = DEMO_KEYS.callsOnly;
+		await expect(trigger.poll()).rejects.toThrow(/lacks the scope recordings:read/);
+		trigger.credentials.apiKey = DEMO_KEYS.callsAndRecordings;
+		const items = await trigger.pollItems();
+		expect(items.map((item) => item.json.id)).toEqual(ids(pending));
+		expect(items.every((item) => item.binary?.data !== undefined)).toBe(true);
+	});
+});
+
+describe('trigger options and test mode', () => {
+	test('Fetch Test Event returns the most recent call and leaves the position alone', async () => {
+		const emulator = await emulatorWith();
+		const trigger = new TriggerUnderTest(emulator);
+		expect(await trigger.poll('manual')).toEqual([emulator.calls[0].id]);
+		expect(trigger.storedState()).toEqual({});
+
+		// The real first poll still starts from the newest call.
+		expect(await trigger.poll()).toEqual([]);
+		expect(await trigger.poll('manual')).toEqual([emulator.calls[0].id]);
+	});
+
+	test('Fetch Test Event on an empty list returns nothing', async () => {
+		const emulator = await emulatorWith({ seedCalls: 0 });
+		expect(await new TriggerUnderTest(emulator).poll('manual')).toEqual([]);
+	});
+
+	test('Calls Since emits the calls created since then, oldest first, on the first poll only', async () => {
+		const emulator = await emulatorWith({ maxPageSize: 4 });
+		const since = emulator.calls[9].created_at;
+		const trigger = new TriggerUnderTest(emulator, { options: { callsSince: since } });
+		expect(await trigger.poll()).toEqual(ids(emulator.calls.slice(0, 10)));
+		const added = emulator.addCalls(2);
+		expect(await trigger.poll()).toEqual(ids(added));
+		expect(await trigger.poll()).toEqual([]);
+	});
+
+	test("Calls Since without a zone is read in the workflow's timezone, and respects the cap", async () => {
+		const emulator = await emulatorWith();
+		const target = emulator.calls[4]; // 5 calls since
+		// The same instant as wall-clock time in New York (UTC-5 in winter, when the seed calls are).
+		const local = new Date(Date.parse(target.created_at) - 5 * 3600_000).toISOString().slice(0, 23);
+		const trigger = new TriggerUnderTest(
+			emulator,
+			{ options: { callsSince: local, maxCallsPerPoll: 3 } },
+			{ timezone: 'America/New_York' },
+		);
+		const expected = ids(emulator.calls.slice(0, 5));
+		expect(await trigger.poll()).toEqual(expected.slice(0, 3));
+		expect(await trigger.poll()).toEqual(expected.slice(3));
+		expect(await trigger.poll()).toEqual([]);
+	});
+
+	test('Download Recording attaches each recording; a call without one comes without a file', async () => {
+		const emulator = await emulatorWith({ recordingBytes: 20_000 });
+		const trigger = new TriggerUnderTest(emulator, {
+			downloadRecording: true,
+			binaryPropertyName: 'audio',
+		});
+		await trigger.poll();
+		const [recorded] = emulator.addCalls(1, { status: 'completed', has_recording: true });
+		const [missed] = emulator.addCalls(1, { status: 'missed', has_recording: false });
+
+		const items = await trigger.pollItems();
+		expect(items.map((item) => item.json.id)).toEqual([recorded.id, missed.id]);
+		const audio = items[0].binary!.audio;
+		expect(audio.mimeType).toBe('audio/mpeg');
+		expect((await binaryBuffer(audio)).equals(recordingBytes(recorded.id, 20_000))).toBe(true);
+		expect(items[1].binary).toBeUndefined();
+		expect(emulator.fileRequests.every((request) => !request.headers.authorization)).toBe(true);
+	});
+
+	test('Fetch Test Event with Download Recording includes the file', async () => {
+		const emulator = await emulatorWith();
+		emulator.addCalls(1, { status: 'completed', has_recording: true });
+		const trigger = new TriggerUnderTest(emulator, { downloadRecording: true });
+		const [item] = await trigger.pollItems('manual');
+		expect(item.json.id).toBe(emulator.calls[0].id);
+		expect(item.binary?.data.fileName).toBe(`${emulator.calls[0].id}.mp3`);
+	});
+});
+
+describe('example workflow', () => {
+	test('examples/new-call-recording.json: the test event flows into Get Recording, which downloads the file', async () => {
+		const emulator = await emulatorWith({ recordingBytes: 10_000 });
+		const [call] = emulator.addCalls(1, { status: 'completed', has_recording: true });
+		const path = join(__dirname, '..', '..', 'examples', 'new-call-recording.json');
+		const example = JSON.parse(readFileSync(path, 'utf8')) as IWorkflowBase;
+		// Only this package's nodes are loaded here; writing the file is n8n's own node.
+		example.nodes = example.nodes.filter((node) => node.type.startsWith(`${PACKAGE}.`));
+		example.connections['Get Recording'] = { main: [[], []] };
+
+		const result = await runWorkflow(example, {
+			baseUrl: emulator.baseUrl,
+			apiKey: DEMO_KEYS.full,
+			requestsPerMinute: 0,
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.output('On New Call').success.map((item) => item.json.id)).toEqual([call.id]);
+		const [item] = result.output('Get Recording').success;
+		expect(item.json.callId).toBe(call.id);
+		expect((await binaryBuffer(item.binary!.data)).equals(recordingBytes(call.id, 10_000))).toBe(
+			true,
+		);
+	});
+});
+
+/** The list walk on its own, for list shapes the emulator does not produce. */
+describe('walking the calls list', () => {
+	async function* pagesOf(...pages: IDataObject[][]) {
+		for (const page of pages) yield page;
+	}
+	const call = (id: string, minute?: number): IDataObject =>
+		minute === undefined
+			? { id }
+			: { id, created_at: new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString() };
+	const at = (minute: number) => Date.UTC(2026, 0, 1, 0, minute);
+	const idsOf = (calls: TrackedCall[]) => calls.map((tracked) => tracked.id);
+	const position = (seen: string[], newestAt?: number): Position => ({
+		seen,
+		newestAt,
+		queryKey: '',
+	});
+
+	test('an unseen call at the newest instant is new even when it follows a handled one', async () => {
+		const pages = pagesOf([call('a', 5), call('b', 5), call('c', 4)], [call('d', 3)]);
+		const fresh = await findNewCalls(pages, position(['a'], at(5)), { requireTimes: false });
+		expect(idsOf(fresh)).toEqual(['b']);
+	});
+
+	test('without creation times the list order alone marks the position', async () => {
+		let pagesRead = 0;
+		async function* counted() {
+			for (const page of [[call('x'), call('y')], [call('a'), call('z')], [call('q')]]) {
+				pagesRead++;
+				yield page;
+			}
+		}
+		const fresh = await findNewCalls(counted(), position(['a', 'q']), { requireTimes: false });
+		expect(idsOf(fresh)).toEqual(['x', 'y']);
+		expect(pagesRead).toBe(2);
+	});
+
+	test('a page slightly out of order loses no call', async () => {
+		const pages = pagesOf([call('n1', 9), call('old', 4), call('n2', 8), call('older', 3)]);
+		const fresh = await findNewCalls(pages, position(['old'], at(5)), { requireTimes: false });
+		expect(idsOf(fresh)).toEqual(['n1', 'n2']);
+	});
+
+	test('an oldest-first list is refused with a way out', async () => {
+		const pages = pagesOf([call('a', 1), call('b', 2)]);
+		await expect(findNewCalls(pages, position([], at(0)), { requireTimes: false })).rejects.toThrow(
+			/comes oldest first/,
+		);
+	});
+
+	test('calls without an id are refused', async () => {
+		await expect(findStartCalls(pagesOf([{ name: 'no id' }]))).rejects.toThrow(/has no id/);
+	});
+
+	test('Calls Since needs creation times', async () => {
+		const pages = pagesOf([call('a')]);
+		await expect(findNewCalls(pages, position([], at(0)), { requireTimes: true })).rejects.toThrow(
+			/Calls Since needs each call's creation time/,
+		);
+	});
+});

@@ -1,0 +1,215 @@
+/**
+ * List Calls and Get Recording with fuzzed parameters (fast-check): odd limits, query
+ * parameters with odd names and values, call IDs with slashes, dots, unicode and spaces.
+ * Each input item ends in one outcome with a clear message; what reaches the API is exactly
+ * what the user asked for (each query parameter as given, the call ID as one path segment);
+ * nothing is sent for a value the node refuses.
+ */
+import fc from 'fast-check';
+import type { IDataObject } from 'n8n-workflow';
+
+import type { Emulator } from '../emulator';
+import { startEmulator } from '../emulator';
+import { nodeName, run, workflowFrom } from '../engine/fixtures';
+import { account, placesContaining } from './support/audit';
+import { oddText } from './support/arbitraries';
+import { keyWithAllScopes, sentinelKey } from './support/keys';
+import { ResultsCollector } from './support/results';
+import { Tally } from './support/tally';
+
+const apiKey = sentinelKey('fuzz: parameters');
+const results = new ResultsCollector('fuzz-parameters');
+const CALLS = 250;
+/** Set by the node for pagination; a user parameter of that name is refused. */
+const RESERVED = ['limit', 'cursor', 'offset'];
+/** Names the HTTP client would drop silently; the node refuses them. */
+const UNSENDABLE = ['__proto__', 'constructor', 'prototype'];
+/** Query parameters the emulator filters on (a bad value is its 422). */
+const FILTERS = ['direction', 'status', 'created_after'];
+let emulator: Emulator;
+
+beforeAll(async () => {
+	emulator = await startEmulator({ rateLimit: false, keys: keyWithAllScopes(apiKey), seedCalls: CALLS });
+});
+afterAll(async () => {
+	await emulator.stop();
+	results.write();
+});
+
+async function runOne(template: 'listCalls' | 'getRecording', item: IDataObject, parameters: IDataObject) {
+	emulator.reset();
+	const workflow = workflowFrom(template, { items: [item], parameters });
+	const result = await run(workflow, { baseUrl: emulator.baseUrl, apiKey, requestsPerMinute: 0 });
+	const accounting = account(1, result.output(nodeName(workflow)), template === 'listCalls');
+	expect(result.error).toBeUndefined();
+	expect(accounting.problems).toEqual([]);
+	expect(accounting.missing).toEqual([]);
+	expect(placesContaining(apiKey, { 'execution data': JSON.stringify(result.run) })).toEqual([]);
+	return accounting;
+}
+
+const paramName = fc.oneof(
+	fc.string({ maxLength: 12 }),
+	fc.constantFrom(
+		...FILTERS,
+		...RESERVED,
+		' limit ',
+		'Limit',
+		'page',
+		'__proto__',
+		'constructor',
+		'prototype',
+		'toString',
+		'a[b]',
+		'a[]',
+		'a.b',
+		'a=b&c=d',
+		'ü',
+		'日本',
+		'%41',
+		'#frag',
+		'?q',
+		'',
+		'  ',
+	),
+);
+const paramValue = fc.oneof(
+	fc.string({ maxLength: 20 }),
+	fc.constantFrom('inbound', 'outbound', 'missed', '2025-01-02T00:00:00Z', 'not-a-date', '&', '=', '%zz', '+ +', '😀', 'a b'),
+	fc.integer(),
+	fc.boolean(),
+	fc.constant(null),
+);
+const limitValue = fc.oneof(
+	fc.integer({ min: 1, max: 260 }),
+	fc.integer({ min: -3, max: 0 }),
+	fc.double({ min: -2, max: 300, noNaN: true }),
+	fc.constantFrom('10', ' 7 ', 'abc', '', null, true, '1e2', 1e9, [], {}),
+);
+
+/** A Limit the node accepts: a whole number of 1 or more, or text that is one. */
+function isWholeNumber(value: unknown): boolean {
+	const numeric = typeof value === 'number' || (typeof value === 'string' && value.trim() !== '');
+	return numeric && Number.isInteger(Number(value)) && Number(value) >= 1;
+}
+
+/** What the node must send: each pair as given (name trimmed, last one wins), or refuse. */
+function userQuery(pairs: Array<{ name: string; value: unknown }>): Record<string, string> | 'refused' {
+	const query = new Map<string, string>();
+	for (const { name, value } of pairs) {
+		const key = name.trim();
+		if (key === '') continue;
+		if (RESERVED.includes(key) || UNSENDABLE.includes(key)) return 'refused';
+		query.set(key, value === null || value === undefined ? '' : String(value));
+	}
+	return Object.fromEntries(query);
+}
+
+describe('List Calls with fuzzed limit and query parameters', () => {
+	const tally = new Tally('fuzz: limit and query parameters', 'List Calls');
+	afterAll(() => results.add(0, tally.row));
+
+	test('each parameter reaches the API as given, a refused one costs no request', async () => {
+		const pairs = fc.array(fc.record({ name: paramName, value: paramValue }), { maxLength: 4 });
+		await fc.assert(
+			fc.asyncProperty(pairs, limitValue, fc.boolean(), async (parameters, limit, returnAll) => {
+				try {
+					// Through expressions, as a workflow maps them (a fixed value starting with "="
+					// would be read by n8n as an expression itself).
+					const mapped = parameters.map((_, index) => ({
+						name: `={{ $json.query[${index}].name }}`,
+						value: `={{ $json.query[${index}].value }}`,
+					}));
+					const accounting = await runOne('listCalls', { limit, query: parameters }, {
+						returnAll,
+						limit: '={{ $json.limit }}',
+						options: { queryParameters: { parameters: mapped } },
+					});
+					const requests = emulator.requests;
+					const failed = accounting.error.get(0)?.json.error as string | undefined;
+					const returned = (accounting.success.get(0) ?? []).map((item) => item.json.id);
+					tally.add({
+						itemsIn: 1,
+						success: failed ? 0 : 1,
+						error: failed ? 1 : 0,
+						requestsSent: requests.length,
+					});
+					const expected = userQuery(parameters);
+					const badLimit = !returnAll && !isWholeNumber(limit);
+					if (expected === 'refused' || badLimit) {
+						expect(failed).toMatch(/is set by the node for pagination|cannot be sent|Limit must be/);
+						expect(requests).toHaveLength(0);
+						return;
+					}
+					for (const request of requests) {
+						const { limit: sentLimit, cursor: _cursor, ...query } = request.query;
+						expect(query).toEqual(expected);
+						expect(Number.isInteger(Number(sentLimit)) && Number(sentLimit) >= 1 && Number(sentLimit) <= 100).toBe(true);
+					}
+					if (failed) {
+						// Only the API can refuse a filter value it does not know.
+						expect(failed).toMatch(/The API rejected the request \(422\)/);
+						return;
+					}
+					expect(new Set(returned).size).toBe(returned.length);
+					const filtered = Object.keys(expected).some((name) => FILTERS.includes(name));
+					const wanted = returnAll ? CALLS : Math.min(CALLS, Number(limit));
+					if (!filtered) expect(returned).toHaveLength(wanted);
+					else expect(returned.length).toBeLessThanOrEqual(wanted);
+				} catch (error) {
+					tally.fail(error);
+				}
+			}),
+			{ numRuns: 150 },
+		);
+	});
+});
+
+describe('Get Recording with fuzzed call IDs', () => {
+	const tally = new Tally('fuzz: call IDs (slashes, dots, unicode, spaces, wrong types)', 'Get Recording');
+	afterAll(() => results.add(1, tally.row));
+
+	test('the call ID is one URL-encoded path segment, or refused before any request', async () => {
+		const callId = fc.oneof(
+			fc.constantFrom('call_000003', ' call_000004 ', 'call_000003/../call_000004'),
+			oddText,
+			fc.constantFrom('a/b', '../x', '..', '.', ' .. ', '%2e%2e', '%2F', 'a b', 'ü/ö', '?x=1', '#h', '\\', '\ud800'),
+			fc.integer(),
+			fc.boolean(),
+			fc.constant(null),
+			fc.constant({ id: 'call_000003' }),
+			fc.constant(['call_000003']),
+		);
+		await fc.assert(
+			fc.asyncProperty(callId, fc.boolean(), async (id, download) => {
+				try {
+					const accounting = await runOne('getRecording', { id }, { download });
+					const requests = emulator.requests;
+					const failed = accounting.error.get(0)?.json.error as string | undefined;
+					tally.add({
+						itemsIn: 1,
+						success: failed ? 0 : 1,
+						error: failed ? 1 : 0,
+						requestsSent: requests.length + emulator.fileRequests.length,
+					});
+					expect(requests.length).toBeLessThanOrEqual(1);
+					const text = typeof id === 'string' || typeof id === 'number' ? String(id).trim() : '';
+					if (requests.length === 0) {
+						expect(failed).toMatch(/Call ID/);
+						return;
+					}
+					const segments = requests[0].path.split('/');
+					expect(segments).toHaveLength(5);
+					expect([segments[1], segments[2], segments[4]]).toEqual(['v1', 'calls', 'recording']);
+					expect(decodeURIComponent(segments[3])).toBe(text);
+					const known = emulator.calls.find((call) => call.id === text);
+					if (known?.has_recording) expect(failed).toBeUndefined();
+					else expect(failed).toMatch(/\(404\)/);
+				} catch (error) {
+					tally.fail(error);
+				}
+			}),
+			{ numRuns: 150 },
+		);
+	});
+});

@@ -1,0 +1,148 @@
+import type { INodeExecutionData } from 'n8n-workflow';
+
+import type { RecordedRequest } from '../../emulator';
+
+/**
+ * Says why an error message is not one a user can act on, or returns undefined when it is:
+ * a sentence of reasonable length, without internals (object dumps, stack frames, markup).
+ */
+export function unclearMessage(message: unknown): string | undefined {
+	if (typeof message !== 'string' || message.trim().length < 10) {
+		return `missing or too short: ${JSON.stringify(message)}`;
+	}
+	if (message.length > 500) return `${message.length} characters long`;
+	// The user's own values are quoted in messages: only the node's words are judged.
+	const words = message.replace(/"[^"]*"/g, '""');
+	const internals = /\[object \w+\]|\bundefined\b|\bNaN\b|<html|<!doctype|<\?xml|\n\s+at \S+ \(/i;
+	if (internals.test(words)) return `shows internals: ${message.slice(0, 120)}`;
+	const rawJavaScriptError = /^(URI malformed|Invalid URL|Cannot read propert|Unexpected token|.+ is not a function|Maximum call stack)/;
+	if (rawJavaScriptError.test(message)) return `a bare JavaScript error: ${message.slice(0, 120)}`;
+	return undefined;
+}
+
+export function pairedIndex(item: INodeExecutionData): number | undefined {
+	const paired = Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem;
+	return typeof paired === 'object' && paired !== null ? paired.item : undefined;
+}
+
+export interface Accounting {
+	/** Input index -> its success items. */
+	success: Map<number, INodeExecutionData[]>;
+	/** Input index -> its error item. */
+	error: Map<number, INodeExecutionData>;
+	/** Input indexes with no output at all. */
+	missing: number[];
+	problems: string[];
+}
+
+/**
+ * Checks that every input item ends in exactly one of the two outputs, paired to its index
+ * (a List Calls item may have many success items, or none when there are no calls).
+ */
+export function account(
+	itemsIn: number,
+	output: { success: INodeExecutionData[]; error: INodeExecutionData[] },
+	manyPerItem = false,
+): Accounting {
+	const result: Accounting = { success: new Map(), error: new Map(), missing: [], problems: [] };
+	for (const item of output.success) {
+		const index = pairedIndex(item);
+		if (index === undefined || index < 0 || index >= itemsIn) {
+			result.problems.push(`success item paired to ${String(index)}`);
+			continue;
+		}
+		result.success.set(index, [...(result.success.get(index) ?? []), item]);
+	}
+	for (const item of output.error) {
+		const index = pairedIndex(item);
+		if (index === undefined || index < 0 || index >= itemsIn) {
+			result.problems.push(`error item paired to ${String(index)}`);
+		} else if (result.error.has(index)) {
+			result.problems.push(`item ${index} has two error items`);
+		} else {
+			result.error.set(index, item);
+		}
+		const unclear = unclearMessage(item.json.error);
+		if (unclear) result.problems.push(`item ${String(index)}: unclear error message (${unclear})`);
+	}
+	for (let index = 0; index < itemsIn; index++) {
+		const successes = result.success.get(index)?.length ?? 0;
+		if (successes > 0 && result.error.has(index)) {
+			result.problems.push(`item ${index} is in both outputs`);
+		}
+		if (!manyPerItem && successes > 1) result.problems.push(`item ${index} has ${successes} success items`);
+		if (successes === 0 && !result.error.has(index) && !manyPerItem) result.missing.push(index);
+	}
+	return result;
+}
+
+/** Requests that are the same request sent again: same origin, method, path, query and body. */
+export function requestKey(request: RecordedRequest): string {
+	const query = Object.entries(request.query).sort(([a], [b]) => a.localeCompare(b));
+	return JSON.stringify([request.origin, request.method, request.path, query, request.body]);
+}
+
+/** A final answer the client must not ask again for: a 2xx that arrived whole. */
+export function isFinalAnswer(request: RecordedRequest): boolean {
+	return (
+		typeof request.status === 'number' &&
+		request.status >= 200 &&
+		request.status < 300 &&
+		request.fault !== 'truncate'
+	);
+}
+
+/** How many requests repeated an earlier identical request (retries, refreshes). */
+export function countRepeats(requests: RecordedRequest[], key = requestKey): number {
+	const seen = new Set<string>();
+	let repeats = 0;
+	for (const request of requests) {
+		const k = key(request);
+		if (seen.has(k)) repeats++;
+		else seen.add(k);
+	}
+	return repeats;
+}
+
+/** Requests sent again after a final answer to the same request: duplicates, not retries. */
+export function sentAfterFinalAnswer(
+	requests: RecordedRequest[],
+	key = requestKey,
+): RecordedRequest[] {
+	const answered = new Set<string>();
+	const duplicates: RecordedRequest[] = [];
+	for (const request of requests) {
+		const k = key(request);
+		if (answered.has(k)) duplicates.push(request);
+		if (isFinalAnswer(request)) answered.add(k);
+	}
+	return duplicates;
+}
+
+/** Where a secret shows up among named texts. */
+export function placesContaining(secret: string, places: Record<string, string>): string[] {
+	return Object.entries(places)
+		.filter(([, text]) => text.includes(secret))
+		.map(([name]) => name);
+}
+
+/** A request body that is not a `LeadImport` as the spec defines it, or undefined. */
+export function leadImportProblem(body: string): string | undefined {
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(body);
+	} catch {
+		return `not JSON: ${body.slice(0, 80)}`;
+	}
+	if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'not an object';
+	const fields = parsed as Record<string, unknown>;
+	if (typeof fields.phone_e164 !== 'string') return 'phone_e164 is not a string';
+	for (const [name, value] of Object.entries(fields)) {
+		if (name === 'phone_e164') continue;
+		if (!['name', 'campaign_id', 'contact_type', 'legal_basis'].includes(name)) {
+			return `unknown field ${name}`;
+		}
+		if (value !== null && typeof value !== 'string') return `${name} is a ${typeof value}`;
+	}
+	return undefined;
+}

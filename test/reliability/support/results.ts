@@ -1,0 +1,65 @@
+import { mkdirSync, writeFileSync } from 'fs';
+import { join } from 'path';
+
+/** Where the suites leave their rows; `report.ts` merges every `*.json` file found here. */
+export const RESULTS_DIR = join(__dirname, '..', '.results');
+
+/** 'engine': n8n-core's WorkflowExecute in-process; 'real n8n': the end-to-end suite. */
+export type Where = 'engine' | 'real n8n';
+
+/** One scenario run, as it appears in RELIABILITY.md. */
+export interface ResultRow {
+	scenario: string;
+	operation: string;
+	itemsIn: number;
+	success: number;
+	error: number;
+	requestsSent: number;
+	retries: number;
+	/** Input items that reached neither output, or whose outcome disagrees with the server. */
+	lost: number;
+	/** Places the API key was found outside the Authorization header sent to the API origin. */
+	leaked: number;
+	/** Invariant violations found (empty when the row passed); also asserted by the test. */
+	problems?: string[];
+}
+
+export interface ResultsFile {
+	suite: string;
+	where: Where;
+	generatedAt: string;
+	durationMs: number;
+	rows: ResultRow[];
+}
+
+/**
+ * Collects the rows of one suite, in the order the suite declares its scenarios (tests may
+ * finish in any order when they run concurrently), and writes them in `afterAll`.
+ */
+export class ResultsCollector {
+	private readonly rows = new Map<number, ResultRow>();
+	private readonly startedAt = Date.now();
+
+	constructor(
+		private readonly suite: string,
+		private readonly where: Where = 'engine',
+	) {}
+
+	add(order: number, row: ResultRow): void {
+		this.rows.set(order, row);
+	}
+
+	write(): string {
+		mkdirSync(RESULTS_DIR, { recursive: true });
+		const file: ResultsFile = {
+			suite: this.suite,
+			where: this.where,
+			generatedAt: new Date().toISOString(),
+			durationMs: Date.now() - this.startedAt,
+			rows: [...this.rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row),
+		};
+		const path = join(RESULTS_DIR, `${this.suite}.json`);
+		writeFileSync(path, `${JSON.stringify(file, null, '\t')}\n`);
+		return path;
+	}
+}
