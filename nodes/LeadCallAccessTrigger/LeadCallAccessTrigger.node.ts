@@ -8,7 +8,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { queryParametersField } from '../LeadCallAccess/actions/queryParameters';
-import { requestOptionFields } from '../LeadCallAccess/actions/requestOptions';
+import { optionsCollection } from '../LeadCallAccess/actions/requestOptions';
 import { DEFAULT_MAX_CALLS_PER_POLL, pollCalls } from './poll';
 import { MAX_REMEMBERED } from './position';
 
@@ -31,7 +31,6 @@ const triggerOptions: INodeProperties[] = [
 			'The most calls one poll emits. When more arrived, the oldest are emitted now and the rest on the next polls, so none is skipped.',
 	},
 	queryParametersField,
-	...requestOptionFields,
 ];
 
 export class LeadCallAccessTrigger implements INodeType {
@@ -76,15 +75,7 @@ export class LeadCallAccessTrigger implements INodeType {
 				displayOptions: { show: { downloadRecording: [true] } },
 				hint: 'The name of the output binary field to put the recording in',
 			},
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add Option',
-				default: {},
-				// n8n lists options in the order given; keep it alphabetical like its own nodes.
-				options: [...triggerOptions].sort((a, b) => a.displayName.localeCompare(b.displayName)),
-			},
+			optionsCollection(triggerOptions),
 		],
 	};
 

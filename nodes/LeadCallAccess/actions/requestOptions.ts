@@ -37,6 +37,23 @@ export const requestOptionFields: INodeProperties[] = [
 ];
 
 /** Reads the options of one item, or of the node when there are no items (polling trigger). */
+/**
+ * The "Options" collection of an operation: its own options plus the request options,
+ * listed alphabetically like n8n's own nodes.
+ */
+export function optionsCollection(operationOptions: INodeProperties[]): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [...operationOptions, ...requestOptionFields].sort((a, b) =>
+			a.displayName.localeCompare(b.displayName),
+		),
+	};
+}
+
 export function readRequestPolicy(
 	this: IExecuteFunctions | IPollFunctions,
 	itemIndex?: number,

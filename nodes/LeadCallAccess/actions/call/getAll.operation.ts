@@ -8,7 +8,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { iterateCallPages } from '../../helpers/callPages';
 import { readQueryParameters, queryParametersField } from '../queryParameters';
-import { readRequestPolicy, requestOptionFields } from '../requestOptions';
+import { optionsCollection, readRequestPolicy } from '../requestOptions';
 
 const properties: INodeProperties[] = [
 	{
@@ -27,14 +27,7 @@ const properties: INodeProperties[] = [
 		default: 50,
 		description: 'Max number of results to return',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [queryParametersField, ...requestOptionFields],
-	},
+	optionsCollection([queryParametersField]),
 ];
 
 export const description = updateDisplayOptions(

@@ -9,7 +9,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { normalizeCountryCode, normalizePhone } from '../../helpers/phone';
 import { apiRequest } from '../../transport';
 import { VALIDATION_DETAILS } from '../../transport/errors';
-import { readRequestPolicy, requestOptionFields } from '../requestOptions';
+import { optionsCollection, readRequestPolicy } from '../requestOptions';
 
 /** UI field -> `LeadImport` field. The body uses the API's snake_case names exactly. */
 const OPTIONAL_FIELDS = {
@@ -84,33 +84,25 @@ const properties: INodeProperties[] = [
 		],
 		description: 'Fields to send as null, which removes their value from an existing lead',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Default Country Code',
-				name: 'defaultCountryCode',
-				type: 'string',
-				default: '',
-				placeholder: '1',
-				description:
-					'Country calling code added to numbers written without one, e.g. 1 turns (415) 555-2671 into +14155552671, 44 turns 020 7946 0958 into +442079460958',
-			},
-			{
-				displayName: 'Validate Phone',
-				name: 'validatePhone',
-				type: 'boolean',
-				default: true,
-				description:
-					'Whether to check the number is valid E.164 before sending it. An invalid number then fails its item without using a request from the rate limit.',
-			},
-			...requestOptionFields,
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Default Country Code',
+			name: 'defaultCountryCode',
+			type: 'string',
+			default: '',
+			placeholder: '1',
+			description:
+				'Country calling code added to numbers written without one, e.g. 1 turns (415) 555-2671 into +14155552671, 44 turns 020 7946 0958 into +442079460958',
+		},
+		{
+			displayName: 'Validate Phone',
+			name: 'validatePhone',
+			type: 'boolean',
+			default: true,
+			description:
+				'Whether to check the number is valid E.164 before sending it. An invalid number then fails its item without using a request from the rate limit.',
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions(

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { downloadRecording, fetchRecordingInfo } from '../../helpers/recording';
-import { readRequestPolicy, requestOptionFields } from '../requestOptions';
+import { optionsCollection, readRequestPolicy } from '../requestOptions';
 
 const properties: INodeProperties[] = [
 	{
@@ -32,14 +32,7 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { download: [true] } },
 		hint: 'The name of the output binary field to put the file in',
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [...requestOptionFields],
-	},
+	optionsCollection([]),
 ];
 
 export const description = updateDisplayOptions(
