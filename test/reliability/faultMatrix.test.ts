@@ -25,10 +25,16 @@ afterAll(() => {
 
 function expectationProblems(run: OperationRun, expectation: Expectation): string[] {
 	const errors =
-		expectation.errors === 'none' ? 0 : expectation.errors === 'all' ? run.itemsIn : expectation.errors;
+		expectation.errors === 'none'
+			? 0
+			: expectation.errors === 'all'
+				? run.itemsIn
+				: expectation.errors;
 	const problems: string[] = [];
 	if (run.error !== errors || run.success !== run.itemsIn - errors) {
-		problems.push(`expected ${errors} error item(s), got ${run.success} success / ${run.error} error`);
+		problems.push(
+			`expected ${errors} error item(s), got ${run.success} success / ${run.error} error`,
+		);
 	}
 	for (const message of run.errorMessages) {
 		if (expectation.message && !expectation.message.test(message)) {
@@ -40,7 +46,11 @@ function expectationProblems(run: OperationRun, expectation: Expectation): strin
 
 const cases = OPERATIONS.flatMap((operation) =>
 	SCENARIOS.filter((scenario) => scenario.only?.includes(operation.name) ?? true).map(
-		(scenario): [string, Operation, Scenario] => [`${operation.name}: ${scenario.name}`, operation, scenario],
+		(scenario): [string, Operation, Scenario] => [
+			`${operation.name}: ${scenario.name}`,
+			operation,
+			scenario,
+		],
 	),
 ).map(([title, operation, scenario], order) => ({ title, operation, scenario, order }));
 
@@ -53,8 +63,8 @@ describe('Fault matrix through the execution engine', () => {
 			...operation.emulatorOptions,
 		});
 		try {
-			const successStatus = operation.name === 'Import Lead' ? 201 : 200;
-			for (const fault of scenario.faults({ operation: operation.name, path: operation.faultPath, successStatus })) {
+			const { name, faultPath: path, successStatus } = operation;
+			for (const fault of scenario.faults({ operation: name, path, successStatus })) {
 				emulator.inject(fault);
 			}
 			const run = await operation.run(emulator, apiKey, scenario.options ?? {});
@@ -63,7 +73,9 @@ describe('Fault matrix through the execution engine', () => {
 				'execution data': JSON.stringify(run.result.run),
 				'console and standard streams': capture.text(),
 			});
-			const keyToFileHost = emulator.fileRequests.filter((request) => request.headers.authorization);
+			const keyToFileHost = emulator.fileRequests.filter(
+				(request) => request.headers.authorization,
+			);
 			const problems = [
 				...run.problems,
 				...expectationProblems(run, expectationFor(scenario, operation.name)),

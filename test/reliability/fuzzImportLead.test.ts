@@ -31,12 +31,12 @@ afterAll(async () => {
 	results.write();
 });
 
-type FuzzItem = IDataObject & { tag: string };
+type FuzzItem = Record<string, unknown> & { tag: string };
 
 function importWorkflow(items: FuzzItem[], options: LeadOptions & IDataObject): IWorkflowBase {
 	const { clearLegalBasis, ...nodeOptions } = options;
 	return workflowFrom('importLeads', {
-		items,
+		items: items as IDataObject[],
 		parameters: {
 			additionalFields: {
 				name: '={{ $json.name }}',
@@ -74,9 +74,14 @@ async function runBatch(items: FuzzItem[], options: LeadOptions & IDataObject, t
 
 describe('Import Lead with fuzzed item values', () => {
 	const anyValues = new Tally('fuzz: any item values (types, nesting, odd text)', 'Import Lead');
-	const shapes = new Tally('fuzz: phone numbers in national and international shapes', 'Import Lead');
+	const shapes = new Tally(
+		'fuzz: phone numbers in national and international shapes',
+		'Import Lead',
+	);
 	const huge = new Tally('fuzz: 1 MB values', 'Import Lead');
-	afterAll(() => [anyValues, shapes, huge].forEach((tally, order) => results.add(order, tally.row)));
+	afterAll(() =>
+		[anyValues, shapes, huge].forEach((tally, order) => results.add(order, tally.row)),
+	);
 
 	test('any values: one outcome per item, valid bodies, no request for a locally rejected value', async () => {
 		const item = fc.record(
@@ -89,28 +94,32 @@ describe('Import Lead with fuzzed item values', () => {
 			clearLegalBasis: fc.boolean(),
 		});
 		await fc.assert(
-			fc.asyncProperty(fc.array(item, { minLength: 1, maxLength: 6 }), options, async (values, opts) => {
-				try {
-					const items = values.map((value, index) => ({ ...value, tag: `item-${index}` }));
-					const { accounting, requests, bodies } = await runBatch(items, opts, anyValues);
-					items.forEach((input, index) => {
-						const expected = expectedLead(input, opts);
-						const sent = bodies.filter((body) => body.contact_type === input.tag);
-						if (expected.local) {
-							expect(sent).toEqual([]);
-							expect(accounting.error.get(index)?.json.error).toMatch(LOCAL_ERROR);
-							return;
-						}
-						expect(sent).toEqual([expected.body]);
-						if (!accounting.success.has(index)) {
-							expect(accounting.error.get(index)?.json.error).toMatch(API_REJECTED);
-						}
-					});
-					if (opts.validatePhone) expect(requests).toHaveLength(accounting.success.size);
-				} catch (error) {
-					anyValues.fail(error);
-				}
-			}),
+			fc.asyncProperty(
+				fc.array(item, { minLength: 1, maxLength: 6 }),
+				options,
+				async (values, opts) => {
+					try {
+						const items = values.map((value, index) => ({ ...value, tag: `item-${index}` }));
+						const { accounting, requests, bodies } = await runBatch(items, opts, anyValues);
+						items.forEach((input, index) => {
+							const expected = expectedLead(input, opts);
+							const sent = bodies.filter((body) => body.contact_type === input.tag);
+							if (expected.local) {
+								expect(sent).toEqual([]);
+								expect(accounting.error.get(index)?.json.error).toMatch(LOCAL_ERROR);
+								return;
+							}
+							expect(sent).toEqual([expected.body]);
+							if (!accounting.success.has(index)) {
+								expect(accounting.error.get(index)?.json.error).toMatch(API_REJECTED);
+							}
+						});
+						if (opts.validatePhone) expect(requests).toHaveLength(accounting.success.size);
+					} catch (error) {
+						anyValues.fail(error);
+					}
+				},
+			),
 			{ numRuns: 200 },
 		);
 	});
@@ -133,10 +142,12 @@ describe('Import Lead with fuzzed item values', () => {
 							expect(sent).toEqual([]);
 							expect(accounting.error.get(index)?.json.error).toMatch(/has no country code/);
 						} else {
-							expect({ written: phone.written, sent: sent.map((body) => body.phone_e164) }).toEqual({
-								written: phone.written,
-								sent: [phone.e164],
-							});
+							expect({ written: phone.written, sent: sent.map((body) => body.phone_e164) }).toEqual(
+								{
+									written: phone.written,
+									sent: [phone.e164],
+								},
+							);
 							expect(accounting.success.has(index)).toBe(true);
 						}
 					});

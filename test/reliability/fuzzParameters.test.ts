@@ -29,14 +29,22 @@ const FILTERS = ['direction', 'status', 'created_after'];
 let emulator: Emulator;
 
 beforeAll(async () => {
-	emulator = await startEmulator({ rateLimit: false, keys: keyWithAllScopes(apiKey), seedCalls: CALLS });
+	emulator = await startEmulator({
+		rateLimit: false,
+		keys: keyWithAllScopes(apiKey),
+		seedCalls: CALLS,
+	});
 });
 afterAll(async () => {
 	await emulator.stop();
 	results.write();
 });
 
-async function runOne(template: 'listCalls' | 'getRecording', item: IDataObject, parameters: IDataObject) {
+async function runOne(
+	template: 'listCalls' | 'getRecording',
+	item: IDataObject,
+	parameters: IDataObject,
+) {
 	emulator.reset();
 	const workflow = workflowFrom(template, { items: [item], parameters });
 	const result = await run(workflow, { baseUrl: emulator.baseUrl, apiKey, requestsPerMinute: 0 });
@@ -75,7 +83,19 @@ const paramName = fc.oneof(
 );
 const paramValue = fc.oneof(
 	fc.string({ maxLength: 20 }),
-	fc.constantFrom('inbound', 'outbound', 'missed', '2025-01-02T00:00:00Z', 'not-a-date', '&', '=', '%zz', '+ +', '😀', 'a b'),
+	fc.constantFrom(
+		'inbound',
+		'outbound',
+		'missed',
+		'2025-01-02T00:00:00Z',
+		'not-a-date',
+		'&',
+		'=',
+		'%zz',
+		'+ +',
+		'😀',
+		'a b',
+	),
 	fc.integer(),
 	fc.boolean(),
 	fc.constant(null),
@@ -94,7 +114,9 @@ function isWholeNumber(value: unknown): boolean {
 }
 
 /** What the node must send: each pair as given (name trimmed, last one wins), or refuse. */
-function userQuery(pairs: Array<{ name: string; value: unknown }>): Record<string, string> | 'refused' {
+function userQuery(
+	pairs: Array<{ name: string; value: unknown }>,
+): Record<string, string> | 'refused' {
 	const query = new Map<string, string>();
 	for (const { name, value } of pairs) {
 		const key = name.trim();
@@ -120,11 +142,15 @@ describe('List Calls with fuzzed limit and query parameters', () => {
 						name: `={{ $json.query[${index}].name }}`,
 						value: `={{ $json.query[${index}].value }}`,
 					}));
-					const accounting = await runOne('listCalls', { limit, query: parameters }, {
-						returnAll,
-						limit: '={{ $json.limit }}',
-						options: { queryParameters: { parameters: mapped } },
-					});
+					const accounting = await runOne(
+						'listCalls',
+						{ limit, query: parameters },
+						{
+							returnAll,
+							limit: '={{ $json.limit }}',
+							options: { queryParameters: { parameters: mapped } },
+						},
+					);
 					const requests = emulator.requests;
 					const failed = accounting.error.get(0)?.json.error as string | undefined;
 					const returned = (accounting.success.get(0) ?? []).map((item) => item.json.id);
@@ -137,14 +163,20 @@ describe('List Calls with fuzzed limit and query parameters', () => {
 					const expected = userQuery(parameters);
 					const badLimit = !returnAll && !isWholeNumber(limit);
 					if (expected === 'refused' || badLimit) {
-						expect(failed).toMatch(/is set by the node for pagination|cannot be sent|Limit must be/);
+						expect(failed).toMatch(
+							/is set by the node for pagination|cannot be sent|Limit must be/,
+						);
 						expect(requests).toHaveLength(0);
 						return;
 					}
 					for (const request of requests) {
 						const { limit: sentLimit, cursor: _cursor, ...query } = request.query;
 						expect(query).toEqual(expected);
-						expect(Number.isInteger(Number(sentLimit)) && Number(sentLimit) >= 1 && Number(sentLimit) <= 100).toBe(true);
+						expect(
+							Number.isInteger(Number(sentLimit)) &&
+								Number(sentLimit) >= 1 &&
+								Number(sentLimit) <= 100,
+						).toBe(true);
 					}
 					if (failed) {
 						// Only the API can refuse a filter value it does not know.
@@ -166,14 +198,31 @@ describe('List Calls with fuzzed limit and query parameters', () => {
 });
 
 describe('Get Recording with fuzzed call IDs', () => {
-	const tally = new Tally('fuzz: call IDs (slashes, dots, unicode, spaces, wrong types)', 'Get Recording');
+	const tally = new Tally(
+		'fuzz: call IDs (slashes, dots, unicode, spaces, wrong types)',
+		'Get Recording',
+	);
 	afterAll(() => results.add(1, tally.row));
 
 	test('the call ID is one URL-encoded path segment, or refused before any request', async () => {
 		const callId = fc.oneof(
 			fc.constantFrom('call_000003', ' call_000004 ', 'call_000003/../call_000004'),
 			oddText,
-			fc.constantFrom('a/b', '../x', '..', '.', ' .. ', '%2e%2e', '%2F', 'a b', 'ü/ö', '?x=1', '#h', '\\', '\ud800'),
+			fc.constantFrom(
+				'a/b',
+				'../x',
+				'..',
+				'.',
+				' .. ',
+				'%2e%2e',
+				'%2F',
+				'a b',
+				'ü/ö',
+				'?x=1',
+				'#h',
+				'\\',
+				'\ud800',
+			),
 			fc.integer(),
 			fc.boolean(),
 			fc.constant(null),

@@ -68,12 +68,18 @@ function writtenIn(country: Country): fc.Arbitrary<WrittenPhone> {
 		const e164 = `+${country.cc}${number}`;
 		const national = country.keepsTrunkZero ? number : `0${number}`;
 		const international = fc
-			.tuple(fc.constantFrom('+', '00', '+ ', '00 '), fc.constantFrom(' ', '-', '', ' (0) ', ' (0)'), grouped(number))
+			.tuple(
+				fc.constantFrom('+', '00', '+ ', '00 '),
+				fc.constantFrom(' ', '-', '', ' (0) ', ' (0)'),
+				grouped(number),
+			)
 			.filter(([, gap]) => !gap.includes('(0)') || !country.keepsTrunkZero)
 			.map(([prefix, gap, rest]) => ({ written: `${prefix}${country.cc}${gap}${rest}`, e164 }));
 		const nationalForms =
 			country.cc === '1'
-				? fc.tuple(fc.constantFrom('', '1 ', '1-', '1'), grouped(number)).map(([p, rest]) => `${p}${rest}`)
+				? fc
+						.tuple(fc.constantFrom('', '1 ', '1-', '1'), grouped(number))
+						.map(([p, rest]) => `${p}${rest}`)
 				: grouped(national);
 		const local = fc
 			.tuple(nationalForms, countryCodeOption(country.cc))
@@ -83,7 +89,9 @@ function writtenIn(country: Country): fc.Arbitrary<WrittenPhone> {
 }
 
 /** Valid numbers of many countries in international and national shapes. */
-export const writtenPhone: fc.Arbitrary<WrittenPhone> = fc.constantFrom(...COUNTRIES).chain(writtenIn);
+export const writtenPhone: fc.Arbitrary<WrittenPhone> = fc
+	.constantFrom(...COUNTRIES)
+	.chain(writtenIn);
 
 /** Text that tests encoders: control characters, lone surrogates, emoji, RTL, zero-width. */
 export const oddText = fc.oneof(

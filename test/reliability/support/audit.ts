@@ -15,7 +15,8 @@ export function unclearMessage(message: unknown): string | undefined {
 	const words = message.replace(/"[^"]*"/g, '""');
 	const internals = /\[object \w+\]|\bundefined\b|\bNaN\b|<html|<!doctype|<\?xml|\n\s+at \S+ \(/i;
 	if (internals.test(words)) return `shows internals: ${message.slice(0, 120)}`;
-	const rawJavaScriptError = /^(URI malformed|Invalid URL|Cannot read propert|Unexpected token|.+ is not a function|Maximum call stack)/;
+	const rawJavaScriptError =
+		/^(URI malformed|Invalid URL|Cannot read propert|Unexpected token|.+ is not a function|Maximum call stack)/;
 	if (rawJavaScriptError.test(message)) return `a bare JavaScript error: ${message.slice(0, 120)}`;
 	return undefined;
 }
@@ -70,8 +71,12 @@ export function account(
 		if (successes > 0 && result.error.has(index)) {
 			result.problems.push(`item ${index} is in both outputs`);
 		}
-		if (!manyPerItem && successes > 1) result.problems.push(`item ${index} has ${successes} success items`);
-		if (successes === 0 && !result.error.has(index) && !manyPerItem) result.missing.push(index);
+		if (!manyPerItem && successes > 1)
+			result.problems.push(`item ${index} has ${successes} success items`);
+		if (successes === 0 && !result.error.has(index) && !manyPerItem) {
+			result.missing.push(index);
+			result.problems.push(`item ${index} reached neither output`);
+		}
 	}
 	return result;
 }
@@ -134,7 +139,8 @@ export function leadImportProblem(body: string): string | undefined {
 	} catch {
 		return `not JSON: ${body.slice(0, 80)}`;
 	}
-	if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return 'not an object';
+	if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+		return 'not an object';
 	const fields = parsed as Record<string, unknown>;
 	if (typeof fields.phone_e164 !== 'string') return 'phone_e164 is not a string';
 	for (const [name, value] of Object.entries(fields)) {

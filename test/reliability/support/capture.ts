@@ -16,7 +16,9 @@ export class OutputCapture {
 		for (const stream of [process.stdout, process.stderr]) {
 			const original: Writer = stream.write.bind(stream);
 			stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-				this.chunks.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString());
+				this.chunks.push(
+					typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString(),
+				);
 				return (original as (...args: unknown[]) => boolean)(chunk, ...rest);
 			}) as Writer;
 			this.restoreAll.push(() => (stream.write = original));

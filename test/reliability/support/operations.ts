@@ -36,6 +36,8 @@ export interface Operation {
 	name: OperationName;
 	/** The API path that scenario faults aim at. */
 	faultPath: PathMatcher;
+	/** The status of the operation's API answer when it succeeds. */
+	successStatus: number;
 	emulatorOptions: EmulatorOptions;
 	run(emulator: Emulator, apiKey: string, options: IDataObject): Promise<OperationRun>;
 }
@@ -71,9 +73,10 @@ function summarize(
 export const importLead: Operation = {
 	name: 'Import Lead',
 	faultPath: '/v1/leads',
+	successStatus: 201,
 	emulatorOptions: {},
 	async run(emulator, apiKey, options) {
-		const items = leads(8).map((lead, idx) => ({ ...lead, idx }));
+		const items: IDataObject[] = leads(8).map((lead, idx) => ({ ...lead, idx }));
 		const workflow = workflowFrom('importLeads', { items, parameters: { options } });
 		const result = await run(workflow, credentialsFor(emulator, apiKey));
 		const accounting = account(items.length, result.output(nodeName(workflow)));
@@ -94,7 +97,9 @@ export const importLead: Operation = {
 		}
 		items.forEach((input, index) => {
 			const sent = api.filter((request) => request.body !== '' && phoneOf(request) === input.phone);
-			const genuine = sent.filter((request) => request.status === 201 && request.fault === undefined);
+			const genuine = sent.filter(
+				(request) => request.status === 201 && request.fault === undefined,
+			);
 			const processedResets = sent.filter((request) => request.fault === 'reset').length;
 			const stored = emulator.leads.get(String(input.phone));
 			if (stored && stored.writes !== genuine.length + processedResets) {
@@ -125,6 +130,7 @@ export const importLead: Operation = {
 export const listCalls: Operation = {
 	name: 'List Calls',
 	faultPath: '/v1/calls',
+	successStatus: 200,
 	emulatorOptions: { seedCalls: 150 },
 	async run(emulator, apiKey, options) {
 		const items = [
@@ -143,7 +149,9 @@ export const listCalls: Operation = {
 				},
 			},
 		});
-		const expected = items.map((item) => emulator.calls.slice(0, item.limit).map((call) => call.id));
+		const expected = items.map((item) =>
+			emulator.calls.slice(0, item.limit).map((call) => call.id),
+		);
 		const result = await run(workflow, credentialsFor(emulator, apiKey));
 		const accounting = account(items.length, result.output(nodeName(workflow)), true);
 		const api = emulator.requests;
@@ -153,7 +161,8 @@ export const listCalls: Operation = {
 		for (const request of api) {
 			const limit = Number(request.query.limit);
 			if (request.path !== '/v1/calls') problems.push(`unexpected request to ${request.path}`);
-			if (!items.some((item) => item.tag === request.query.tag)) problems.push('a page lost its filter');
+			if (!items.some((item) => item.tag === request.query.tag))
+				problems.push('a page lost its filter');
 			if (!(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
 				problems.push(`page size ${request.query.limit} sent`);
 			}
@@ -166,10 +175,20 @@ export const listCalls: Operation = {
 			const ids = (accounting.success.get(index) ?? []).map((item) => item.json.id);
 			if (JSON.stringify(ids) !== JSON.stringify(expected[index])) {
 				lost++;
-				problems.push(`item ${index} returned ${ids.length} calls, expected ${expected[index].length}`);
+				problems.push(
+					`item ${index} returned ${ids.length} calls, expected ${expected[index].length}`,
+				);
 			}
 		});
-		return summarize(items.length, accounting, lost, problems, result, { api, files: [] }, countRepeats(api));
+		return summarize(
+			items.length,
+			accounting,
+			lost,
+			problems,
+			result,
+			{ api, files: [] },
+			countRepeats(api),
+		);
 	},
 };
 
@@ -184,9 +203,13 @@ async function bytesOf(item: INodeExecutionData): Promise<Buffer | undefined> {
 export const getRecording: Operation = {
 	name: 'Get Recording',
 	faultPath: /^\/v1\/calls\/[^/]+\/recording$/,
+	successStatus: 200,
 	emulatorOptions: { seedCalls: 12, recordingBytes: RECORDING_BYTES },
 	async run(emulator, apiKey, options) {
-		const ids = emulator.calls.filter((call) => call.has_recording).slice(0, 4).map((call) => call.id);
+		const ids = emulator.calls
+			.filter((call) => call.has_recording)
+			.slice(0, 4)
+			.map((call) => call.id);
 		const items = ids.map((id) => ({ id }));
 		const workflow = workflowFrom('getRecording', {
 			items,
@@ -201,7 +224,8 @@ export const getRecording: Operation = {
 		// The API is asked again once, on purpose, when the file host refuses a signed URL.
 		const refreshes = files.filter((request) => request.status === 403).length;
 		const apiDuplicates = sentAfterFinalAnswer(api).length;
-		if (apiDuplicates > refreshes) problems.push(`${apiDuplicates} recording answers asked for again`);
+		if (apiDuplicates > refreshes)
+			problems.push(`${apiDuplicates} recording answers asked for again`);
 		// The same signed URL may be issued twice within a second: compare file paths only.
 		const fileKey = (request: RecordedRequest) => request.path;
 		for (const duplicate of sentAfterFinalAnswer(files, fileKey)) {

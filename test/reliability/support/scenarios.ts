@@ -30,7 +30,8 @@ export interface Scenario {
 }
 
 const OK: Expectation = { errors: 'none' };
-const HTML_PAGE = '<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>';
+const HTML_PAGE =
+	'<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>';
 /** Enough to answer every attempt of every item of a run. */
 const ALWAYS = 100;
 type StatusFault = Extract<Fault, { kind: 'status' }>;
@@ -73,16 +74,24 @@ export const SCENARIOS: Scenario[] = [
 		name: 'HTML 503 page on every attempt (Max Retries 1)',
 		faults: status(503, ALWAYS, { body: HTML_PAGE }),
 		options: { maxRetries: 1 },
-		expect: { errors: 'all', message: /temporarily unavailable \(503\) and still failed after 2 attempts/ },
+		expect: {
+			errors: 'all',
+			message: /temporarily unavailable \(503\) and still failed after 2 attempts/,
+		},
 	},
 	{ name: '429 storm x8, Retry-After: 1', faults: status(429, 8, { retryAfter: '1' }), expect: OK },
 	{
 		name: '429 storm x8, Retry-After: HTTP-date',
-		faults: (target) => status(429, 8, { retryAfter: new Date(Date.now() + 1500).toUTCString() })(target),
+		faults: (target) =>
+			status(429, 8, { retryAfter: new Date(Date.now() + 1500).toUTCString() })(target),
 		expect: OK,
 	},
 	{ name: '429 storm x8, no Retry-After', faults: status(429, 8), expect: OK },
-	{ name: '429 storm x8, Retry-After: garbage', faults: status(429, 8, { retryAfter: 'soon-ish' }), expect: OK },
+	{
+		name: '429 storm x8, Retry-After: garbage',
+		faults: status(429, 8, { retryAfter: 'soon-ish' }),
+		expect: OK,
+	},
 	{
 		name: '429, Retry-After: 3600 (beyond Max Rate-Limit Wait)',
 		faults: status(429, ALWAYS, { retryAfter: '3600' }),

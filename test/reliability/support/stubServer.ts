@@ -55,7 +55,12 @@ export class StubServer {
 	}
 }
 
-export function reply(res: ServerResponse, status: number, headers: Record<string, string>, body = ''): void {
+export function reply(
+	res: ServerResponse,
+	status: number,
+	headers: Record<string, string>,
+	body = '',
+): void {
 	res.writeHead(status, { 'Content-Length': String(Buffer.byteLength(body)), ...headers });
 	res.end(body);
 }

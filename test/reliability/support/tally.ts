@@ -27,7 +27,8 @@ export class Tally {
 
 	/** Records a failure (the first few), then rethrows it so fast-check can shrink it. */
 	fail(error: unknown): never {
-		if ((this.row.problems ?? []).length < 5) this.row.problems?.push(String((error as Error).message).slice(0, 300));
+		if ((this.row.problems ?? []).length < 5)
+			this.row.problems?.push(String((error as Error).message).slice(0, 300));
 		throw error;
 	}
 }

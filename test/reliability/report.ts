@@ -1,0 +1,167 @@
+/**
+ * Turns the reliability suites' results into RELIABILITY.md at the repository root.
+ *
+ *   npx jest test/reliability && npx ts-node --transpile-only test/reliability/report.ts
+ *
+ * Every `*.json` file in test/reliability/.results (and in any folder given as an argument) is
+ * merged. Each file is a `ResultsFile` (support/results.ts): `{ suite, where, generatedAt,
+ * durationMs, rows }`, where `where` is 'engine' (in-process WorkflowExecute) or 'real n8n'
+ * (the end-to-end suite writes its own file there with the same row shape).
+ */
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'fs';
+import { arch, cpus, release, totalmem, type } from 'os';
+import { join, resolve } from 'path';
+
+import type { ResultRow, ResultsFile } from './support/results';
+import { RESULTS_DIR } from './support/results';
+
+const REPO = resolve(__dirname, '..', '..');
+const OUTPUT = join(REPO, 'RELIABILITY.md');
+
+/** Suites in the order the report shows them; others follow, by name. */
+const SUITE_TITLES: Record<string, string> = {
+	'fault-matrix': 'Fault matrix',
+	'fuzz-import-lead': 'Fuzzed input: Import Lead',
+	'fuzz-parameters': 'Fuzzed input: List Calls and Get Recording',
+	secrets: 'Secrets: the key in outputs and logs, refused settings',
+	origins: 'Trust: the key goes to the API origin only',
+};
+
+function readResults(folders: string[]): ResultsFile[] {
+	const files: ResultsFile[] = [];
+	for (const folder of folders) {
+		if (!existsSync(folder)) continue;
+		for (const name of readdirSync(folder)
+			.filter((file) => file.endsWith('.json'))
+			.sort()) {
+			files.push(JSON.parse(readFileSync(join(folder, name), 'utf8')) as ResultsFile);
+		}
+	}
+	const order = Object.keys(SUITE_TITLES);
+	const rank = (file: ResultsFile) =>
+		order.includes(file.suite) ? order.indexOf(file.suite) : order.length;
+	return files.sort(
+		(a, b) => rank(a) - rank(b) || a.suite.localeCompare(b.suite) || a.where.localeCompare(b.where),
+	);
+}
+
+function packageVersion(name: string): string {
+	try {
+		const manifest = JSON.parse(
+			readFileSync(join(REPO, 'node_modules', name, 'package.json'), 'utf8'),
+		);
+		return String(manifest.version);
+	} catch {
+		return 'not installed';
+	}
+}
+
+function passed(row: ResultRow): boolean {
+	return row.lost === 0 && row.leaked === 0 && (row.problems ?? []).length === 0;
+}
+
+const cell = (text: string | number) => String(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+function table(file: ResultsFile): string[] {
+	const lines = [
+		'| where | operation | scenario | items in | success | error | requests sent | retries | lost | leaked | check |',
+		'| --- | --- | --- | --: | --: | --: | --: | --: | --: | --: | --- |',
+	];
+	for (const row of file.rows) {
+		lines.push(
+			`| ${[
+				file.where,
+				row.operation,
+				row.scenario,
+				row.itemsIn,
+				row.success,
+				row.error,
+				row.requestsSent,
+				row.retries,
+				row.lost,
+				row.leaked,
+				passed(row) ? 'ok' : '**FAIL**',
+			]
+				.map(cell)
+				.join(' | ')} |`,
+		);
+	}
+	return lines;
+}
+
+export function render(files: ResultsFile[], now = new Date()): string {
+	const rows = files.flatMap((file) => file.rows);
+	const failing = files.flatMap((file) =>
+		file.rows.filter((row) => !passed(row)).map((row) => ({ file, row })),
+	);
+	const cpu = cpus();
+	const lines = [
+		'# Reliability report',
+		'',
+		'Generated from the results of the reliability suites (`test/reliability`): every scenario runs',
+		'workflows through n8n against the API emulator and asserts that each input item ends in exactly',
+		'one output (success or error, paired to its input, with a clear message), that nothing is sent',
+		'twice except retries, and that the API key is never leaked. Regenerate with',
+		'`npx jest test/reliability && npx ts-node --transpile-only test/reliability/report.ts`.',
+		'',
+		`- Date: ${now.toISOString()}`,
+		`- Machine: ${type()} ${release()} ${arch()}, ${cpu.length} x ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
+		`- n8n-core ${packageVersion('n8n-core')}, n8n-workflow ${packageVersion('n8n-workflow')}, fast-check ${packageVersion('fast-check')}`,
+		'- Where: `engine` = n8n-core `WorkflowExecute` in-process; `real n8n` = the end-to-end suite',
+		'- Columns: items in = input items; success / error = input items that ended in that output;',
+		'  requests sent = to the API and the file host, retries included; retries = requests that',
+		'  repeated an earlier one; lost = input items with no outcome or an outcome the server',
+		'  contradicts; leaked = places the API key was found outside the API request header.',
+		'',
+		'## Summary',
+		'',
+	];
+	if (files.length === 0) {
+		lines.push('No results found: run `npx jest test/reliability` first.', '');
+		return `${lines.join('\n')}\n`;
+	}
+	lines.push(
+		`${rows.length} scenarios, ${rows.reduce((sum, row) => sum + row.itemsIn, 0)} input items, ` +
+			`${rows.reduce((sum, row) => sum + row.lost, 0)} lost, ${rows.reduce((sum, row) => sum + row.leaked, 0)} leaked, ` +
+			`${failing.length} failing.`,
+		'',
+		'| suite | where | run at | duration | scenarios |',
+		'| --- | --- | --- | --: | --: |',
+		...files.map(
+			(file) =>
+				`| ${SUITE_TITLES[file.suite] ?? file.suite} | ${file.where} | ${file.generatedAt} | ${(file.durationMs / 1000).toFixed(1)} s | ${file.rows.length} |`,
+		),
+		'',
+	);
+	for (const file of files) {
+		lines.push(
+			`## ${SUITE_TITLES[file.suite] ?? file.suite} (${file.where})`,
+			'',
+			...table(file),
+			'',
+		);
+	}
+	if (failing.length > 0) {
+		lines.push('## Problems', '');
+		for (const { file, row } of failing) {
+			const problems = row.problems?.length
+				? row.problems.join('; ')
+				: `lost ${row.lost}, leaked ${row.leaked}`;
+			lines.push(`- ${file.where} / ${row.operation} / ${row.scenario}: ${cell(problems)}`);
+		}
+		lines.push('');
+	}
+	return `${lines.join('\n')}\n`;
+}
+
+if (require.main === module) {
+	const folders = [RESULTS_DIR, ...process.argv.slice(2).map((folder) => resolve(folder))];
+	const files = readResults(folders);
+	writeFileSync(OUTPUT, render(files));
+	const rows = files.flatMap((file) => file.rows);
+	const failing = rows.filter((row) => !passed(row)).length;
+	console.log(
+		`${OUTPUT}: ${files.length} result files, ${rows.length} scenarios, ${failing} failing`,
+	);
+	process.exitCode = failing > 0 ? 1 : 0;
+}
