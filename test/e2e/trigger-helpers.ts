@@ -1,0 +1,320 @@
+/**
+ * The stage for the trigger's real-n8n suite (trigger.test.ts): one long-lived n8n 2.40.7 with
+ * the package installed from its tarball, the API emulator in this process, and trigger
+ * workflows whose polls the tests drive themselves instead of waiting for n8n's schedule.
+ *
+ * How a poll is driven: in n8n 2.x publishing (activating) a workflow runs one poll of each
+ * polling trigger before the schedule takes over, and emits what it returns like any other
+ * poll (mode `trigger`). Unpublishing and publishing again is therefore a poll on demand
+ * (~0.6 s); it starts from the position in the database, as n8n does at start-up.
+ * Publication goes through n8n's outbox, so it completes after the REST call returns: every
+ * step here waits for `/publication-status` to settle.
+ */
+import * as fs from 'fs';
+
+import { buildAndInstall } from '../../scripts/demo/build';
+import {
+	createN8nSandbox,
+	readStoredExecutions,
+	startN8nServer,
+	type N8nSandbox,
+	type N8nServer,
+	type NodeExecutionItem,
+	type StoredExecution,
+	type WorkflowJson,
+} from './harness';
+import {
+	startEmulator,
+	type CallRecord,
+	type Emulator,
+	type EmulatorOptions,
+	type RecordedRequest,
+} from '../emulator';
+
+export const TRIGGER_TYPE = 'n8n-nodes-lead-call-access.leadCallAccessTrigger';
+export const TRIGGER_NAME = 'On New Call';
+const CREDENTIAL_TYPE = 'leadCallAccessApi';
+
+/**
+ * Poll Times that never come up during a run (00:00:00 on 1 January): every poll is then one
+ * the test drives, and none sneaks in between adding calls and checking what was emitted.
+ */
+export const NO_SCHEDULED_POLLS = { item: [{ mode: 'custom', cronExpression: '0 0 0 1 1 *' }] };
+
+/** Poll Times at the given seconds of every minute: n8n's own schedule, soon. */
+export function pollTimesAtSeconds(...seconds: number[]) {
+	return {
+		item: seconds.map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` })),
+	};
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** After an execution count is reached, how long to watch for one too many. */
+const SETTLE_MS = 750;
+
+interface PublicationStatus {
+	status: 'in_progress' | 'published' | 'partial' | 'failed' | 'not_published';
+	triggers: Array<{ nodeId: string; status: string; errorMessage: string | null }>;
+}
+
+interface StoredPosition {
+	version: number;
+	queryKey: string;
+	seenIds: string[];
+	newestCreatedAt?: string;
+}
+
+export class TriggerStage {
+	private deployed: TriggerWorkflow[] = [];
+
+	private constructor(
+		readonly sandbox: N8nSandbox,
+		public server: N8nServer,
+		readonly emulator: Emulator,
+	) {}
+
+	/**
+	 * Builds the package if its sources changed since the last build (scripts/demo/build.ts
+	 * hashes them, under a lock shared with the other e2e files), installs the tarball into a
+	 * fresh n8n user folder and starts n8n and the emulator.
+	 */
+	static async open(emulatorOptions: EmulatorOptions): Promise<TriggerStage> {
+		const sandbox = await createN8nSandbox();
+		let server: N8nServer | undefined;
+		try {
+			await buildAndInstall(sandbox.userFolder);
+			server = await startN8nServer(sandbox);
+			return new TriggerStage(sandbox, server, await startEmulator(emulatorOptions));
+		} catch (error) {
+			await server?.stop();
+			sandbox.cleanup();
+			throw error;
+		}
+	}
+
+	/** Creates a Lead & Call Access credential; returns the id n8n gave it. */
+	async createCredential(name: string, apiKey: string): Promise<string> {
+		return await this.server.createCredential({
+			id: name,
+			name,
+			type: CREDENTIAL_TYPE,
+			data: { baseUrl: this.emulator.baseUrl, apiKey, requestsPerMinute: 0 },
+		});
+	}
+
+	/** Edits the credential's key, as a user does after revoking or fixing it. */
+	async setApiKey(credentialId: string, name: string, apiKey: string): Promise<void> {
+		await this.server.rest('PATCH', `/credentials/${credentialId}`, {
+			name,
+			type: CREDENTIAL_TYPE,
+			data: { baseUrl: this.emulator.baseUrl, apiKey, requestsPerMinute: 0 },
+		});
+	}
+
+	/** Creates and publishes a workflow; resolves once its activation poll has run. */
+	async deploy(workflow: WorkflowJson): Promise<TriggerWorkflow> {
+		const deployed = new TriggerWorkflow(this, await this.server.deployWorkflow(workflow));
+		this.deployed.push(deployed);
+		await deployed.publication();
+		return deployed;
+	}
+
+	/** Unpublishes what the last test published, so no schedule or restart polls it again. */
+	async unpublishAll(): Promise<void> {
+		const deployed = this.deployed;
+		this.deployed = [];
+		for (const workflow of deployed) await workflow.deactivate();
+	}
+
+	/** Stops n8n, runs `whileDown`, and starts it again on the same user folder and database. */
+	async restart(whileDown: () => void | Promise<void> = () => {}): Promise<void> {
+		await this.server.stop();
+		await whileDown();
+		this.server = await startN8nServer(this.sandbox);
+	}
+
+	serverLog(): string {
+		return fs.existsSync(this.server.logFile) ? fs.readFileSync(this.server.logFile, 'utf8') : '';
+	}
+
+	async close(): Promise<void> {
+		await this.server.stop();
+		await this.emulator.stop();
+		this.sandbox.cleanup();
+	}
+}
+
+export class TriggerWorkflow {
+	constructor(
+		private readonly stage: TriggerStage,
+		readonly id: string,
+	) {}
+
+	private rest<T>(method: string, route: string, body?: unknown): Promise<T> {
+		return this.stage.server.rest<T>(method, `/workflows/${this.id}${route}`, body);
+	}
+
+	/** The publication status once n8n has finished (un)publishing. */
+	async publication(timeoutMs = 60_000): Promise<PublicationStatus> {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const status = await this.rest<PublicationStatus>('GET', '/publication-status');
+			if (status.status !== 'in_progress') return status;
+			if (Date.now() > deadline) throw new Error(`workflow ${this.id} is still publishing`);
+			await sleep(100);
+		}
+	}
+
+	async deactivate(): Promise<void> {
+		await this.rest('POST', '/deactivate', {});
+		await this.publication();
+	}
+
+	/** Publishes the current version; its activation runs one poll. */
+	async activate(): Promise<PublicationStatus> {
+		const { versionId } = await this.rest<{ versionId: string }>('GET', '');
+		await this.rest('POST', '/activate', { versionId });
+		return await this.publication();
+	}
+
+	/** One poll, now: unpublish and publish again. Fails when the poll (activation) fails. */
+	async poll(): Promise<void> {
+		await this.deactivate();
+		const status = await this.activate();
+		if (status.status !== 'published') {
+			throw new Error(`poll by activation failed: ${JSON.stringify(status.triggers)}`);
+		}
+	}
+
+	/** The trigger's position as n8n stored it in the workflow's static data. */
+	async position(): Promise<StoredPosition | undefined> {
+		const { staticData } = await this.rest<{ staticData?: Record<string, unknown> }>('GET', '');
+		const node = staticData?.[`node:${TRIGGER_NAME}`] as { position?: StoredPosition } | undefined;
+		return node?.position;
+	}
+
+	/** Finished executions of this workflow, oldest first. */
+	async executions(): Promise<StoredExecution[]> {
+		const all = await readStoredExecutions(this.stage.sandbox, this.id);
+		return all.filter(isFinished).reverse();
+	}
+
+	/**
+	 * Waits for `count` finished executions, then a moment longer so that one too many (a call
+	 * emitted twice) is caught as well; returns them all, oldest first.
+	 */
+	async waitForExecutions(count: number, timeoutMs = 30_000): Promise<StoredExecution[]> {
+		const deadline = Date.now() + timeoutMs;
+		while ((await this.executions()).length < count) {
+			if (Date.now() > deadline) {
+				const have = (await this.executions()).length;
+				throw new Error(`workflow ${this.id}: ${have} finished executions, expected ${count}`);
+			}
+			await sleep(200);
+		}
+		await sleep(SETTLE_MS);
+		return await this.executions();
+	}
+
+	/**
+	 * "Fetch Test Event": a manual run of the trigger node alone through the REST route the
+	 * editor runs nodes with (mode `manual`); resolves with the finished manual execution.
+	 */
+	async fetchTestEvent(): Promise<StoredExecution> {
+		const { executionId } = await this.rest<{ executionId: string }>('POST', '/run', {
+			triggerToStartFrom: { name: TRIGGER_NAME },
+			destinationNode: { nodeName: TRIGGER_NAME, mode: 'inclusive' },
+		});
+		const deadline = Date.now() + 30_000;
+		for (;;) {
+			const execution = (await this.executions()).find((e) => String(e.id) === executionId);
+			if (execution) return execution;
+			if (Date.now() > deadline) throw new Error(`manual execution ${executionId} not stored`);
+			await sleep(200);
+		}
+	}
+}
+
+const isFinished = (execution: StoredExecution) =>
+	execution.data !== null && !['new', 'running', 'waiting'].includes(execution.status);
+
+export interface TriggerWorkflowOptions {
+	credentialId: string;
+	/** The trigger's parameters; Poll Times default to NO_SCHEDULED_POLLS. */
+	parameters?: Record<string, unknown>;
+	settings?: Record<string, unknown>;
+	/** Nodes after the trigger; `connections` may name the trigger as a source. */
+	nodes?: WorkflowJson['nodes'];
+	connections?: Record<string, unknown>;
+}
+
+let workflowCount = 0;
+
+/** A workflow starting with the trigger (node id `trigger`). */
+export function triggerWorkflow(options: TriggerWorkflowOptions): WorkflowJson {
+	return {
+		name: `Trigger e2e ${++workflowCount}`,
+		nodes: [
+			{
+				id: 'trigger',
+				name: TRIGGER_NAME,
+				type: TRIGGER_TYPE,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: { pollTimes: NO_SCHEDULED_POLLS, options: {}, ...options.parameters },
+				credentials: {
+					leadCallAccessApi: { id: options.credentialId, name: 'Lead & Call Access' },
+				},
+			},
+			...(options.nodes ?? []),
+		],
+		connections: options.connections ?? {},
+		settings: { executionOrder: 'v1', ...options.settings },
+	};
+}
+
+/** Items a node output in a stored execution (default: the trigger, main output). */
+export function outputItems(
+	execution: StoredExecution,
+	nodeName = TRIGGER_NAME,
+	outputIndex = 0,
+): NodeExecutionItem[] {
+	const task = execution.data?.resultData.runData[nodeName]?.[0];
+	return task?.data?.main?.[outputIndex] ?? [];
+}
+
+/** Call ids the trigger emitted in an execution, in emitting order. */
+export const emittedIds = (execution: StoredExecution): string[] =>
+	outputItems(execution).map((item) => String(item.json.id));
+
+/** Ids in the order the trigger emits them, oldest first (addCalls returns newest first). */
+export const oldestFirst = (calls: CallRecord[]): string[] =>
+	calls.map((call) => call.id).reverse();
+
+/** The calls-list requests the API received since `mark` (an index into `emulator.requests`). */
+export const listRequestsSince = (emulator: Emulator, mark: number): RecordedRequest[] =>
+	emulator.requests.slice(mark).filter((request) => request.path === '/v1/calls');
+
+/**
+ * Runs `fn` when the API receives its `nth` calls-list request from now on (1-based), before
+ * answering it: the emulator logs each request on arrival, synchronously.
+ */
+export function beforeListRequest(emulator: Emulator, nth: number, fn: () => void): void {
+	const log = emulator.requests;
+	const push = log.push;
+	let seen = 0;
+	log.push = (...records: RecordedRequest[]) => {
+		const length = push.apply(log, records);
+		for (const record of records) {
+			if (record.path !== '/v1/calls' || ++seen !== nth) continue;
+			log.push = push;
+			fn();
+		}
+		return length;
+	};
+}
+
+/** A creation time shared by several calls, a minute after the newest call so far. */
+export const aMinuteAfterNewest = (emulator: Emulator): string =>
+	new Date(Date.parse(emulator.calls[0].created_at) + 60_000).toISOString();

@@ -1,0 +1,364 @@
+/**
+ * The "On New Call" polling trigger inside a real n8n 2.40.7, with the package installed from
+ * its tarball, against the API emulator. The engine suite (test/engine/trigger.test.ts) covers
+ * the logic in depth; this one checks what only n8n itself decides: when it polls, where it
+ * keeps the position (static data in its database), what a failed activation or a failed
+ * scheduled poll looks like, the editor's Fetch Test Event, binary data and what it stores.
+ *
+ * Polls are driven without waiting a minute (see trigger-helpers.ts): re-publishing runs one
+ * poll, a restart runs one at start-up, and one test sets Poll Times to seconds just ahead so
+ * n8n's own schedule fires twice within ~20 s. Every other workflow gets Poll Times that never
+ * come up during a run, so no scheduled poll races the test.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { EXAMPLE_CREDENTIAL, loadExample } from '../../scripts/demo/examples';
+import { readDatabaseText } from './harness';
+import {
+	aMinuteAfterNewest,
+	beforeListRequest,
+	emittedIds,
+	listRequestsSince,
+	oldestFirst,
+	outputItems,
+	pollTimesAtSeconds,
+	TriggerStage,
+	triggerWorkflow,
+	type TriggerWorkflow,
+} from './trigger-helpers';
+import { DEMO_KEYS, recordingBytes, type CallRecord } from '../emulator';
+
+jest.setTimeout(120_000);
+
+/** A well-formed key the service does not know: 401. */
+const UNKNOWN_KEY = `pf_live_${'x'.repeat(43)}`;
+const RECORDING_BYTES = 20_000;
+const CREDENTIAL_NAME = 'Lead & Call Access';
+
+let stage: TriggerStage;
+let credentialId: string;
+
+beforeAll(async () => {
+	stage = await TriggerStage.open({
+		rateLimit: false,
+		seedCalls: 30,
+		// Small pages, so a handful of new calls already spans several of them.
+		maxPageSize: 4,
+		defaultPageSize: 4,
+		recordingBytes: RECORDING_BYTES,
+	});
+	credentialId = await stage.createCredential(CREDENTIAL_NAME, DEMO_KEYS.full);
+}, 600_000);
+
+afterEach(async () => {
+	await stage?.unpublishAll();
+	// A test that failed half-way may have left the credential with a revoked key.
+	await stage?.setApiKey(credentialId, CREDENTIAL_NAME, DEMO_KEYS.full);
+});
+
+afterAll(async () => {
+	await stage?.close();
+});
+
+const newestCall = () => stage.emulator.calls[0];
+const deploy = (parameters: Record<string, unknown> = {}, settings?: Record<string, unknown>) =>
+	stage.deploy(triggerWorkflow({ credentialId, parameters, settings }));
+
+describe('activation', () => {
+	test('records where the list stands and emits nothing', async () => {
+		const mark = stage.emulator.requests.length;
+		const workflow = await deploy();
+
+		expect(await workflow.position()).toEqual({
+			version: 1,
+			queryKey: '[]',
+			seenIds: stage.emulator.calls.slice(0, 4).map((call) => call.id),
+			newestCreatedAt: newestCall().created_at,
+		});
+		// One page read: the first call is the newest and the page ends older than it.
+		expect(listRequestsSince(stage.emulator, mark)).toHaveLength(1);
+		expect(await workflow.waitForExecutions(0)).toEqual([]);
+	});
+
+	test("with Calls Since (in the workflow's timezone), activation emits the calls since then", async () => {
+		const target = stage.emulator.calls[4];
+		// The picker's form: wall-clock time without a zone. New York is UTC-5 in January 2025.
+		const since = new Date(Date.parse(target.created_at) - 5 * 3600_000).toISOString().slice(0, 19);
+		const workflow = await deploy(
+			{ options: { callsSince: since } },
+			{ timezone: 'America/New_York' },
+		);
+
+		const [execution] = await workflow.waitForExecutions(1);
+		expect(execution.mode).toBe('trigger');
+		expect(emittedIds(execution)).toEqual(oldestFirst(stage.emulator.calls.slice(0, 5)));
+		await workflow.poll();
+		expect(await workflow.waitForExecutions(1)).toHaveLength(1);
+	});
+});
+
+describe('later polls', () => {
+	let workflow: TriggerWorkflow;
+	beforeEach(async () => {
+		workflow = await deploy();
+	});
+
+	test('emit each new call once, oldest first', async () => {
+		const added = stage.emulator.addCalls(3);
+		await workflow.poll();
+		const [execution] = await workflow.waitForExecutions(1);
+		expect(execution.status).toBe('success');
+		expect(execution.mode).toBe('trigger');
+		expect(emittedIds(execution)).toEqual(oldestFirst(added));
+
+		await workflow.poll();
+		expect(await workflow.waitForExecutions(1)).toHaveLength(1);
+		expect((await workflow.position())?.seenIds.slice(0, 3)).toEqual(added.map((c) => c.id));
+	});
+
+	test('calls across page boundaries and sharing a creation time are each emitted once', async () => {
+		const { emulator } = stage;
+		// 10 new calls, 4 a page: six created at the same instant straddle the first boundary.
+		const before = emulator.addCalls(2);
+		const tied = emulator.addCalls(6, { created_at: aMinuteAfterNewest(emulator) });
+		const after = emulator.addCalls(2);
+		const mark = emulator.requests.length;
+		await workflow.poll();
+		const [first] = await workflow.waitForExecutions(1);
+		// Calls of one instant come in the order they were listed in, oldest listed last.
+		expect(emittedIds(first)).toEqual([before, tied, after].flatMap(oldestFirst));
+		// Pages 1-2 are all new; page 3 ends with an already-known older call, so it stops there.
+		expect(listRequestsSince(emulator, mark)).toHaveLength(3);
+
+		// Calls created at the very instant of the newest handled call are still new.
+		const sameInstant = emulator.addCalls(2, { created_at: newestCall().created_at });
+		await workflow.poll();
+		const [, second] = await workflow.waitForExecutions(2);
+		expect(emittedIds(second)).toEqual(oldestFirst(sameInstant));
+
+		await workflow.poll();
+		expect(await workflow.waitForExecutions(2)).toHaveLength(2);
+	});
+
+	test('calls that arrive while a poll is paging are emitted by the next poll, once', async () => {
+		const { emulator } = stage;
+		const first = emulator.addCalls(9);
+		let during: CallRecord[] = [];
+		// Just before the API answers the poll's second page.
+		beforeListRequest(emulator, 2, () => (during = emulator.addCalls(3)));
+		await workflow.poll();
+		const [one] = await workflow.waitForExecutions(1);
+		expect(during).toHaveLength(3);
+		expect(emittedIds(one)).toEqual(oldestFirst(first));
+
+		await workflow.poll();
+		const [, two] = await workflow.waitForExecutions(2);
+		expect(emittedIds(two)).toEqual(oldestFirst(during));
+		await workflow.poll();
+		expect(await workflow.waitForExecutions(2)).toHaveLength(2);
+	});
+
+	test('an n8n restart between polls loses and duplicates nothing', async () => {
+		const { emulator } = stage;
+		const beforeStop = emulator.addCalls(2);
+		await workflow.poll();
+		await workflow.waitForExecutions(1);
+
+		// Calls arrive while n8n is down; at start-up n8n re-activates the workflow, which polls.
+		let whileDown: CallRecord[] = [];
+		await stage.restart(() => {
+			whileDown = emulator.addCalls(3);
+		});
+		await workflow.waitForExecutions(2);
+
+		const afterStart = emulator.addCalls(1);
+		await workflow.poll();
+		const executions = await workflow.waitForExecutions(3);
+		expect(executions.map(emittedIds)).toEqual([
+			oldestFirst(beforeStop),
+			oldestFirst(whileDown),
+			oldestFirst(afterStart),
+		]);
+		expect(executions.every((execution) => execution.status === 'success')).toBe(true);
+	});
+});
+
+describe("n8n's own schedule", () => {
+	test('a scheduled poll emits and saves the position; a failing one records a clear error and loses nothing', async () => {
+		const { emulator } = stage;
+		// Two polls a minute, the first ~12 s from now: time to publish, then 8 s between them.
+		const first = (new Date().getUTCSeconds() + 12) % 60;
+		const workflow = await deploy({ pollTimes: pollTimesAtSeconds(first, (first + 8) % 60) });
+		const ticked = emulator.addCalls(2);
+		const [tick] = await workflow.waitForExecutions(1, 60_000);
+		expect(tick.mode).toBe('trigger');
+		expect(emittedIds(tick)).toEqual(oldestFirst(ticked));
+
+		// The key is revoked before the next scheduled poll.
+		await stage.setApiKey(credentialId, CREDENTIAL_NAME, UNKNOWN_KEY);
+		const missed = emulator.addCalls(1);
+		const [, failed] = await workflow.waitForExecutions(2, 60_000);
+		expect(failed.status).toBe('error');
+		expect(failed.data?.resultData.error?.message).toBe('API key missing or invalid (401)');
+
+		// Fixed: re-publishing reads the position from the database. Had the scheduled poll's
+		// position not been saved there, this poll would emit the first calls again.
+		await stage.setApiKey(credentialId, CREDENTIAL_NAME, DEMO_KEYS.full);
+		await workflow.poll();
+		const executions = await workflow.waitForExecutions(3);
+		expect(emittedIds(executions[2])).toEqual(oldestFirst(missed));
+	});
+});
+
+describe('errors', () => {
+	test('a 401 fails activation with a clear message; once the key is fixed nothing was lost', async () => {
+		const { emulator } = stage;
+		const workflow = await deploy();
+		const pending = emulator.addCalls(2);
+		await stage.setApiKey(credentialId, CREDENTIAL_NAME, UNKNOWN_KEY);
+		const mark = emulator.requests.length;
+
+		await workflow.deactivate();
+		const status = await workflow.activate();
+		const message =
+			'There was a problem activating the workflow: "API key missing or invalid (401)"';
+		expect(status).toMatchObject({
+			status: 'failed',
+			triggers: [{ nodeId: 'trigger', status: 'failed', errorMessage: message }],
+		});
+		expect(stage.serverLog()).toContain(message);
+		// n8n 2.40.7 tries an activation 5 times (1, 2, 4, 8 s apart) before giving up.
+		const attempts = listRequestsSince(emulator, mark);
+		expect(attempts.map((request) => request.status)).toEqual([401, 401, 401, 401, 401]);
+		expect(await workflow.waitForExecutions(0)).toEqual([]);
+
+		await stage.setApiKey(credentialId, CREDENTIAL_NAME, DEMO_KEYS.full);
+		await workflow.poll();
+		const [execution] = await workflow.waitForExecutions(1);
+		expect(emittedIds(execution)).toEqual(oldestFirst(pending));
+	});
+});
+
+describe('Fetch Test Event', () => {
+	test('returns the most recent call and leaves the position alone', async () => {
+		const workflow = await deploy();
+		const position = await workflow.position();
+		const added = stage.emulator.addCalls(2);
+
+		const test = await workflow.fetchTestEvent();
+		expect(test.mode).toBe('manual');
+		expect(test.status).toBe('success');
+		expect(emittedIds(test)).toEqual([added[0].id]);
+		expect(await workflow.position()).toEqual(position);
+
+		// The calls it showed are still new for the next poll.
+		await workflow.poll();
+		const executions = await workflow.waitForExecutions(2);
+		expect(emittedIds(executions[1])).toEqual(oldestFirst(added));
+	});
+});
+
+describe('Download Recording', () => {
+	test('attaches each recording as binary data that the next node can write', async () => {
+		const { emulator, sandbox } = stage;
+		const workflow = await stage.deploy(
+			triggerWorkflow({
+				credentialId,
+				parameters: { downloadRecording: true, binaryPropertyName: 'audio' },
+				nodes: [
+					{
+						id: 'write',
+						name: 'Write',
+						type: 'n8n-nodes-base.readWriteFile',
+						typeVersion: 1.1,
+						position: [220, 0],
+						onError: 'continueErrorOutput',
+						parameters: {
+							operation: 'write',
+							fileName: `=${sandbox.filesDir}/trigger-{{ $json.id }}.mp3`,
+							dataPropertyName: 'audio',
+							options: {},
+						},
+					},
+				],
+				connections: { 'On New Call': { main: [[{ node: 'Write', type: 'main', index: 0 }]] } },
+			}),
+		);
+		const [missed] = emulator.addCalls(1, { status: 'missed', has_recording: false });
+		const [recorded] = emulator.addCalls(1, { status: 'completed', has_recording: true });
+		const fileMark = emulator.fileRequests.length;
+
+		await workflow.poll();
+		const [execution] = await workflow.waitForExecutions(1);
+		const [missedItem, recordedItem] = outputItems(execution);
+		expect(missedItem.json.id).toBe(missed.id);
+		expect(missedItem.binary).toBeUndefined();
+		expect(recordedItem.json.id).toBe(recorded.id);
+		expect(recordedItem.binary?.audio).toMatchObject({
+			mimeType: 'audio/mpeg',
+			fileName: `${recorded.id}.mp3`,
+		});
+		const file = path.join(sandbox.filesDir, `trigger-${recorded.id}.mp3`);
+		expect(fs.readFileSync(file).equals(recordingBytes(recorded.id, RECORDING_BYTES))).toBe(true);
+		// The call without a recording reaches Write without a file and leaves by its error output.
+		expect(outputItems(execution, 'Write', 1).map((item) => item.json.id)).toEqual([missed.id]);
+		// The signed URL is fetched without the API key.
+		const downloads = emulator.fileRequests.slice(fileMark);
+		expect(downloads).toHaveLength(1);
+		expect(downloads[0].headers.authorization).toBeUndefined();
+
+		// The test event comes with the file too.
+		const test = await workflow.fetchTestEvent();
+		expect(outputItems(test)[0].binary?.audio?.fileName).toBe(`${recorded.id}.mp3`);
+	});
+});
+
+describe('examples/new-call-recording.json', () => {
+	test('as imported (file path and credential set), a new call ends up on disk', async () => {
+		const { emulator } = stage;
+		const { filesDir } = stage.sandbox;
+		await stage.server.createCredential({
+			...EXAMPLE_CREDENTIAL,
+			type: 'leadCallAccessApi',
+			data: { baseUrl: emulator.baseUrl, apiKey: DEMO_KEYS.full, requestsPerMinute: 0 },
+		});
+		// The example writes into a recordings/ subfolder, and n8n 2.40.7's Read/Write Files from
+		// Disk does not create folders ("The file or directory does not exist"): create it once,
+		// as a user has to.
+		fs.mkdirSync(path.join(filesDir, 'recordings'), { recursive: true });
+		// Its schedule is kept (every minute): assertions below hold whichever poll emits.
+		const workflow = await stage.deploy(loadExample('new-call-recording.json', filesDir));
+		const [recorded] = emulator.addCalls(1, { status: 'completed', has_recording: true });
+		const [missed] = emulator.addCalls(1, { status: 'missed', has_recording: false });
+		await workflow.poll();
+
+		const executions = await workflow.waitForExecutions(1);
+		expect(executions.flatMap(emittedIds)).toEqual([recorded.id, missed.id]);
+		const run = executions.find((execution) => emittedIds(execution).includes(recorded.id))!;
+		expect(run.data?.resultData.error?.message).toBeUndefined();
+		expect(run.status).toBe('success');
+		const [written] = outputItems(run, 'Write Recording to Disk');
+		const file = path.join(filesDir, 'recordings', `${recorded.id}.mp3`);
+		expect(written.json.fileName).toBe(file);
+		expect(fs.readFileSync(file).equals(recordingBytes(recorded.id, RECORDING_BYTES))).toBe(true);
+		// The missed call has no recording: Get Recording's error output, nothing written.
+		const skipped = executions.flatMap((execution) => outputItems(execution, 'Get Recording', 1));
+		expect(skipped.map((item) => item.json.id)).toEqual([missed.id]);
+		expect(fs.readdirSync(path.join(filesDir, 'recordings'))).toEqual([`${recorded.id}.mp3`]);
+	});
+});
+
+describe('secrets', () => {
+	// Last on purpose: by now n8n has stored successful, failed, manual and binary executions,
+	// activation errors and a restart's worth of log.
+	test('the API key never appears in what n8n stored or logged', async () => {
+		const database = await readDatabaseText(stage.sandbox);
+		const log = stage.serverLog();
+		expect(database).toContain(newestCall().id); // the dump does hold the executions
+		for (const key of [DEMO_KEYS.full, UNKNOWN_KEY]) {
+			expect(database).not.toContain(key);
+			expect(log).not.toContain(key);
+		}
+	});
+});
