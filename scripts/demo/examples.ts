@@ -52,7 +52,11 @@ export function exampleCredential(
 	apiKey: string,
 	requestsPerMinute: number,
 ): CredentialJson {
-	return session.credential(EXAMPLE_CREDENTIAL.id, { apiKey, requestsPerMinute }, EXAMPLE_CREDENTIAL.name);
+	return session.credential(
+		EXAMPLE_CREDENTIAL.id,
+		{ apiKey, requestsPerMinute },
+		EXAMPLE_CREDENTIAL.name,
+	);
 }
 
 const pairedIndex = (item: NodeExecutionItem) => (item.pairedItem as { item: number }).item;

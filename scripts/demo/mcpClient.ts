@@ -72,7 +72,9 @@ export class McpClient {
 			const answer = await this.post({ id: this.nextId++, method: 'initialize', params });
 			if (answer.status === 200 && answer.message?.result) break;
 			if (answer.status !== 404 || Date.now() > deadline) {
-				throw new Error(`MCP initialize failed: HTTP ${answer.status} ${answer.text.slice(0, 300)}`);
+				throw new Error(
+					`MCP initialize failed: HTTP ${answer.status} ${answer.text.slice(0, 300)}`,
+				);
 			}
 			await new Promise((resolve) => setTimeout(resolve, 200));
 		}

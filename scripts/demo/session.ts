@@ -55,7 +55,8 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
 	let server: N8nServer | undefined;
 	let emulator: Emulator | undefined;
 	try {
-		await buildAndInstall(sandbox.userFolder, log);
+		const { installed } = await buildAndInstall(sandbox.userFolder, log);
+		log(`installed ${installed.tarballName} into n8n's community nodes folder`);
 		log('starting n8n');
 		server = await startN8nServer(sandbox);
 		emulator = await startEmulator(options.emulator);

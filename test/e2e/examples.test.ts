@@ -16,7 +16,7 @@ import {
 	type ImportSummary,
 } from '../../scripts/demo/examples';
 import { openSession, type Session } from '../../scripts/demo/session';
-import { nodeOutput } from './harness';
+import { nodeOutput, readDatabaseText } from './harness';
 import { DEMO_KEYS, recordingBytes } from '../emulator';
 
 jest.setTimeout(120_000);
@@ -24,10 +24,16 @@ jest.setTimeout(120_000);
 // The emulator limits like the real service, only faster; the credential's budget matches it,
 // so the examples must run without a single 429.
 const RATE = { limit: 600, windowMs: 60_000 };
+const MCP_TOKEN = 'mcp-e2e-token-6b1f0c2d9e8a';
 
 let session: Session;
 beforeAll(async () => {
-	session = await openSession({ emulator: { rateLimit: RATE } });
+	session = await openSession({
+		emulator: { rateLimit: RATE },
+		// The binary data mode of queue-mode installs (traffic.test.ts runs the filesystem one):
+		// the downloads must survive n8n's database store on their way to disk.
+		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'database' },
+	});
 }, 600_000);
 afterAll(async () => {
 	await session?.close();
@@ -35,6 +41,25 @@ afterAll(async () => {
 
 const credential = () => exampleCredential(session, DEMO_KEYS.full, RATE.limit);
 const apiRequests = (path: string) => session.emulator.requests.filter((r) => r.path === path);
+
+test('the editor gets the node from the tarball, with its credential, tool use and icons', async () => {
+	const [node] = await session.server.rest<
+		Array<{ usableAsTool?: boolean; credentials?: unknown; iconUrl: Record<string, string> }>
+	>('POST', '/node-types', {
+		nodeInfos: [{ name: 'n8n-nodes-lead-call-access.leadCallAccess', version: 1 }],
+	});
+	expect(node.usableAsTool).toBe(true);
+	expect(node.credentials).toEqual([{ name: 'leadCallAccessApi', required: true }]);
+	expect(Object.keys(node.iconUrl).sort()).toEqual(['dark', 'light']);
+	for (const icon of Object.values(node.iconUrl)) {
+		const res = await fetch(`${session.server.baseUrl}/${icon}`);
+		expect([icon, res.status, res.headers.get('content-type')]).toEqual([
+			icon,
+			200,
+			'image/svg+xml',
+		]);
+	}
+});
 
 describe('import-leads-from-csv.json', () => {
 	let result: ImportSummary;
@@ -131,6 +156,8 @@ describe('export-recordings.json', () => {
 	});
 
 	test('writes each recording to disk as <call id>.mp3 with the exact bytes', () => {
+		const [first] = nodeOutput(result.run.run, 'Get Recording');
+		expect(first.binary?.data?.id).toMatch(/^database:/);
 		for (const file of result.saved) {
 			expect(file.file).toBe(path.join(session.filesDir, `${file.callId}.mp3`));
 			expect(file.mimeType).toBe('audio/mpeg');
@@ -145,27 +172,29 @@ describe('export-recordings.json', () => {
 		expect(files.every((request) => request.status === 200)).toBe(true);
 		const api = session.emulator.requests;
 		expect(api).toHaveLength(1 + result.saved.length);
-		expect(api.every((request) => request.headers.authorization === `Bearer ${DEMO_KEYS.full}`)).toBe(
-			true,
-		);
+		expect(
+			api.every((request) => request.headers.authorization === `Bearer ${DEMO_KEYS.full}`),
+		).toBe(true);
 		expect(session.emulator.stats().byStatus['429']).toBeUndefined();
 	});
 
 	test('as imported, it publishes with its Schedule Trigger', async () => {
 		const workflow = loadExample(EXAMPLE_FILES.exportRecordings, session.filesDir);
 		const workflowId = await session.server.deployWorkflow(workflow);
-		const stored = await session.server.rest<{ active: boolean }>('GET', `/workflows/${workflowId}`);
+		const stored = await session.server.rest<{ active: boolean }>(
+			'GET',
+			`/workflows/${workflowId}`,
+		);
 		expect(stored.active).toBe(true);
 		await session.server.rest('POST', `/workflows/${workflowId}/deactivate`);
 	});
 });
 
 describe('ai-agent-tools-mcp.json (n8n as an MCP server, the test as the AI agent)', () => {
-	const token = 'mcp-e2e-token-6b1f0c2d9e8a';
 	let client: Awaited<ReturnType<typeof publishMcpExample>>['client'];
 	beforeAll(async () => {
 		session.emulator.reset();
-		({ client } = await publishMcpExample(session, credential(), token));
+		({ client } = await publishMcpExample(session, credential(), MCP_TOKEN));
 	});
 
 	test('exposes the three operations as tools with the $fromAI arguments', async () => {
@@ -206,4 +235,14 @@ describe('ai-agent-tools-mcp.json (n8n as an MCP server, the test as the AI agen
 		const answer = await client.post({ id: 99, method: 'tools/list' }, 'wrong-token');
 		expect(answer.status).toBe(403);
 	});
+});
+
+test('neither the API key nor the MCP token appears in what n8n stored or logged', async () => {
+	const database = await readDatabaseText(session.sandbox);
+	const log = session.serverLog();
+	expect(database).toContain('Import_Lead');
+	for (const secret of [DEMO_KEYS.full, MCP_TOKEN]) {
+		expect(database.includes(secret)).toBe(false);
+		expect(log.includes(secret)).toBe(false);
+	}
 });

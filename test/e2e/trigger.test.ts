@@ -323,10 +323,8 @@ describe('examples/new-call-recording.json', () => {
 			type: 'leadCallAccessApi',
 			data: { baseUrl: emulator.baseUrl, apiKey: DEMO_KEYS.full, requestsPerMinute: 0 },
 		});
-		// The example writes into a recordings/ subfolder, and n8n 2.40.7's Read/Write Files from
-		// Disk does not create folders ("The file or directory does not exist"): create it once,
-		// as a user has to.
-		fs.mkdirSync(path.join(filesDir, 'recordings'), { recursive: true });
+		// Imported as it is: the example writes straight into the allowed folder, because n8n
+		// 2.40.7's Read/Write Files from Disk does not create missing folders.
 		// Its schedule is kept (every minute): assertions below hold whichever poll emits.
 		const workflow = await stage.deploy(loadExample('new-call-recording.json', filesDir));
 		const [recorded] = emulator.addCalls(1, { status: 'completed', has_recording: true });
@@ -339,13 +337,13 @@ describe('examples/new-call-recording.json', () => {
 		expect(run.data?.resultData.error?.message).toBeUndefined();
 		expect(run.status).toBe('success');
 		const [written] = outputItems(run, 'Write Recording to Disk');
-		const file = path.join(filesDir, 'recordings', `${recorded.id}.mp3`);
+		const file = path.join(filesDir, `${recorded.id}.mp3`);
 		expect(written.json.fileName).toBe(file);
 		expect(fs.readFileSync(file).equals(recordingBytes(recorded.id, RECORDING_BYTES))).toBe(true);
 		// The missed call has no recording: Get Recording's error output, nothing written.
 		const skipped = executions.flatMap((execution) => outputItems(execution, 'Get Recording', 1));
 		expect(skipped.map((item) => item.json.id)).toEqual([missed.id]);
-		expect(fs.readdirSync(path.join(filesDir, 'recordings'))).toEqual([`${recorded.id}.mp3`]);
+		expect(fs.existsSync(path.join(filesDir, `${missed.id}.mp3`))).toBe(false);
 	});
 });
 

@@ -1,0 +1,269 @@
+/**
+ * Errors as a real n8n 2.40.7 routes, stores and shows them: error output and pairedItem,
+ * 422 on the right item, 401/403, the credential test from the editor, and the API key kept
+ * out of everything n8n writes (database and log, at debug level).
+ */
+import { openSession, type Session } from '../../scripts/demo/session';
+import { NODE_NAME, nodeWorkflow, pairedLookupNode, withItems } from '../../scripts/demo/workflows';
+import {
+	nodeOutput,
+	readDatabaseText,
+	type CredentialJson,
+	type NodeExecutionItem,
+} from './harness';
+import { DEMO_KEYS } from '../emulator';
+
+jest.setTimeout(120_000);
+
+// Well-formed but unknown to the API, and malformed: both must stay out of n8n's records too.
+const UNKNOWN_KEY = `pf_live_e2eUnknownKey_${'x'.repeat(29)}`;
+const MALFORMED_KEY = 'pf_live_e2eMalformedKey';
+
+let session: Session;
+beforeAll(async () => {
+	session = await openSession({
+		emulator: { rateLimit: false },
+		// Debug logging is where a careless node or helper would print request options.
+		env: { N8N_LOG_LEVEL: 'debug' },
+	});
+}, 600_000);
+afterAll(async () => {
+	await session?.close();
+});
+beforeEach(() => session.emulator.reset());
+
+const credentials = new Map<string, CredentialJson>();
+/** One n8n credential per key and base URL, created on first use; its name holds no key. */
+function credentialFor(apiKey: string, baseUrl?: string): CredentialJson {
+	const slot = `${apiKey} ${baseUrl ?? ''}`;
+	if (!credentials.has(slot)) {
+		credentials.set(slot, session.credential(`key-${credentials.size + 1}`, { apiKey, baseUrl }));
+	}
+	return credentials.get(slot)!;
+}
+
+/** Where a secret (or its middle part) shows up, with a little context; undefined if nowhere. */
+function leakOf(text: string, key: string): string | undefined {
+	for (const needle of [key, key.slice(8, 30)]) {
+		const at = text.indexOf(needle);
+		if (at >= 0) return text.slice(Math.max(0, at - 120), at + needle.length + 40);
+	}
+	return undefined;
+}
+
+const importLead = (options: Record<string, unknown> = {}) => ({
+	resource: 'lead',
+	operation: 'import',
+	phoneE164: '={{ $json.phone }}',
+	additionalFields: { name: '={{ $json.name }}' },
+	options,
+});
+const pairs = (items: NodeExecutionItem[]) =>
+	items.map((item) => (item.pairedItem as { item: number }).item);
+const statuses = () =>
+	session.emulator.requests.map((request) => request.status).sort((a, b) => +a - +b);
+
+async function run(
+	parameters: Record<string, unknown>,
+	items: Array<Record<string, unknown>>,
+	options: Partial<Parameters<typeof nodeWorkflow>[0]> = {},
+	apiKey: string = DEMO_KEYS.full,
+) {
+	const credential = credentialFor(apiKey);
+	const workflow = nodeWorkflow({ parameters, credential, ...options });
+	return await session.server.runWorkflow(workflow, [credential], withItems(items));
+}
+
+describe('error output routing and pairedItem', () => {
+	test('failed items go to the error output paired to their input; the next node can look them up', async () => {
+		const items = [
+			{ phone: '+14155550001', name: 'A' },
+			{ phone: 'call me maybe', name: 'B' },
+			{ phone: '+14155550003', name: 'C' },
+			{ name: 'D' },
+			{ phone: '+14155550005', name: 'E' },
+		];
+		const result = await run(importLead(), items, {
+			onError: 'continueErrorOutput',
+			onErrorOutput: pairedLookupNode('Rejected', {
+				name: "={{ $('Items').item.json.name }}",
+				reason: '={{ $json.error }}',
+			}),
+		});
+		const success = nodeOutput(result.run, NODE_NAME, 0);
+		const failed = nodeOutput(result.run, NODE_NAME, 1);
+		expect(success.map((item) => item.json.name)).toEqual(['A', 'C', 'E']);
+		expect(pairs(success)).toEqual([0, 2, 4]);
+		expect(pairs(failed)).toEqual([1, 3]);
+		expect(failed.map((item) => item.json.name)).toEqual(['B', 'D']);
+		expect(failed[0].json.error).toMatch(/^phone_e164: "call me maybe" contains characters/);
+		expect(failed[1].json.error).toBe('phone_e164: Field required (the value is empty)');
+		// $('Items').item resolves through pairedItem: wrong pairs would give wrong names.
+		expect(nodeOutput(result.run, 'Rejected').map((item) => item.json)).toEqual([
+			{ name: 'B', reason: failed[0].json.error },
+			{ name: 'D', reason: failed[1].json.error },
+		]);
+		expect(statuses()).toEqual([201, 201, 201]);
+	});
+
+	test('a 422 from the API lands on the item that caused it, with the raw detail', async () => {
+		const items = [{ phone: '+14155550001' }, { phone: '12345' }, { phone: '+14155550003' }];
+		const result = await run(importLead({ validatePhone: false }), items, {
+			onError: 'continueErrorOutput',
+		});
+		expect(statuses()).toEqual([201, 201, 422]);
+		expect(pairs(nodeOutput(result.run, NODE_NAME, 0))).toEqual([0, 2]);
+		const [failed, ...others] = nodeOutput(result.run, NODE_NAME, 1);
+		expect(others).toEqual([]);
+		expect(failed.pairedItem).toEqual({ item: 1 });
+		expect(failed.json.phone).toBe('12345');
+		expect(failed.json.error).toMatch(
+			/^The API rejected the lead \(422\): phone_e164: Value error, phone_e164 must be an E\.164/,
+		);
+		expect(failed.json.details).toEqual([
+			expect.objectContaining({ loc: ['body', 'phone_e164'], type: 'value_error' }),
+		]);
+	});
+
+	test('"Continue" keeps a failed item in the main output, in its place', async () => {
+		const items = [{ phone: '+14155550001' }, { phone: '12345' }, { phone: '+14155550003' }];
+		const result = await run(importLead({ validatePhone: false }), items, {
+			onError: 'continueRegularOutput',
+		});
+		const output = nodeOutput(result.run, NODE_NAME, 0);
+		expect(output).toHaveLength(3);
+		expect(output[0].json.phone_e164).toBe('+14155550001');
+		expect(output[1].json.error).toMatch(/^The API rejected the lead \(422\)/);
+		expect(output[1].pairedItem).toEqual({ item: 1 });
+		expect(output[2].json.phone_e164).toBe('+14155550003');
+	});
+
+	test('by default the execution stops with a NodeApiError that names the item', async () => {
+		const items = [{ phone: '+14155550001' }, { phone: '12345' }, { phone: '+14155550003' }];
+		const result = await run(importLead({ validatePhone: false }), items);
+		expect(result.httpStatus).toBe(500);
+		expect(result.run.status).toBe('error');
+		const { error, lastNodeExecuted } = result.run.data.resultData;
+		expect(lastNodeExecuted).toBe(NODE_NAME);
+		expect(error).toMatchObject({
+			name: 'NodeApiError',
+			httpCode: '422',
+			message: expect.stringMatching(/^The API rejected the lead \(422\): phone_e164: Value error/),
+			description: expect.stringMatching(/loc: body\.phone_e164 \| msg: .+ \| type: value_error/),
+			context: expect.objectContaining({ itemIndex: 1 }),
+		});
+	});
+});
+
+describe('401 and 403 inside a workflow', () => {
+	const onError = { onError: 'continueErrorOutput' as const };
+	const errorOf = (result: Awaited<ReturnType<typeof run>>) =>
+		nodeOutput(result.run, NODE_NAME, 1).map((item) => String(item.json.error));
+
+	test('an unknown key: "API key missing or invalid", sent once, not retried', async () => {
+		const result = await run(importLead(), [{ phone: '+14155550001' }], onError, UNKNOWN_KEY);
+		expect(errorOf(result)).toEqual([expect.stringMatching(/^API key missing or invalid \(401\)/)]);
+		expect(statuses()).toEqual([401]);
+	});
+
+	test.each([
+		['Import Lead', 'leads:write', 'import leads', importLead(), DEMO_KEYS.callsOnly],
+		[
+			'List Calls',
+			'calls:read',
+			'list calls',
+			{ resource: 'call', operation: 'getAll' },
+			DEMO_KEYS.leadsOnly,
+		],
+		[
+			'Get Recording',
+			'recordings:read',
+			'fetch call recordings',
+			{ resource: 'recording', operation: 'get', callId: 'call_000120' },
+			DEMO_KEYS.callsOnly,
+		],
+	])(
+		'%s with a key lacking %s: says so, sent once',
+		async (_name, scope, action, parameters, key) => {
+			const result = await run(parameters, [{ phone: '+14155550001' }], onError, key);
+			expect(errorOf(result)).toEqual([
+				`The API key lacks the scope ${scope} needed to ${action} (403)`,
+			]);
+			expect(statuses()).toEqual([403]);
+		},
+	);
+
+	test('a malformed key fails every item before any request, without echoing it', async () => {
+		const result = await run(
+			importLead(),
+			[{ phone: '+14155550001' }, { phone: '+14155550002' }],
+			onError,
+			MALFORMED_KEY,
+		);
+		const errors = errorOf(result);
+		expect(errors).toHaveLength(2);
+		expect(errors[0]).toMatch(/API key is malformed/);
+		expect(JSON.stringify(result.run)).not.toContain(MALFORMED_KEY);
+		expect(session.emulator.requests).toHaveLength(0);
+	});
+});
+
+describe('the credential test, as the editor runs it', () => {
+	async function testCredential(apiKey: string, baseUrl?: string) {
+		const credential = credentialFor(apiKey, baseUrl);
+		await session.server.createCredential(credential);
+		return await session.server.testCredential(credential);
+	}
+
+	test('a good key: OK, after one read-only request', async () => {
+		expect(await testCredential(DEMO_KEYS.full)).toEqual({
+			status: 'OK',
+			message: 'Connection successful!',
+		});
+		expect(session.emulator.requests.map((r) => [r.method, r.path, r.query])).toEqual([
+			['GET', '/v1/calls', { limit: '1' }],
+		]);
+		expect(session.emulator.requests[0].headers.authorization).toBe(`Bearer ${DEMO_KEYS.full}`);
+	});
+
+	test('an unknown key (401) and a key without calls:read (403) are told apart', async () => {
+		const unauthorized = await testCredential(UNKNOWN_KEY);
+		expect(unauthorized.status).toBe('Error');
+		expect(unauthorized.message).toMatch(/^API key missing or invalid \(401\)/);
+		const forbidden = await testCredential(DEMO_KEYS.leadsOnly);
+		expect(forbidden.status).toBe('Error');
+		expect(forbidden.message).toMatch(
+			/^The API key is valid but lacks the scope calls:read \(403\)/,
+		);
+		// n8n's credential tester itself retries a 401 once (it assumes an expired token).
+		expect(statuses()).toEqual([401, 401, 403]);
+	});
+
+	test('a malformed key or a non-https Base URL: a clear error, no request, no key in it', async () => {
+		const malformed = await testCredential(MALFORMED_KEY);
+		expect(malformed).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/^The credential's API key is malformed/),
+		});
+		expect(malformed.message).not.toContain(MALFORMED_KEY);
+		const insecure = await testCredential(DEMO_KEYS.full, 'http://api.example.com');
+		expect(insecure.message).toMatch(/Base URL must start with https:\/\//);
+		expect(session.emulator.requests).toHaveLength(0);
+	});
+});
+
+describe('the API key stays secret', () => {
+	// Runs last in this file: by now every key above has been used, well or badly.
+	test('no key appears in the database (executions, workflows, credentials) or the server log', async () => {
+		const keys = [...Object.values(DEMO_KEYS), UNKNOWN_KEY, MALFORMED_KEY];
+		const database = await readDatabaseText(session.sandbox);
+		const log = session.serverLog();
+		// The dump holds the credentials and the failed executions, and the log is at debug level.
+		expect(database).toContain('Lead & Call Access (key-1)');
+		expect(database).toContain('API key missing or invalid (401)');
+		expect(log).toMatch(/\| debug \| Running node "Lead & Call Access" started/);
+		// The middle of a key too: a key cut at a line or JSON boundary would still leak.
+		expect(keys.map((key) => leakOf(database, key))).toEqual(keys.map(() => undefined));
+		expect(keys.map((key) => leakOf(log, key))).toEqual(keys.map(() => undefined));
+	});
+});
