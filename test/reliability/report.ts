@@ -21,6 +21,7 @@ const OUTPUT = join(REPO, 'RELIABILITY.md');
 /** Suites in the order the report shows them; others follow, by name. */
 const SUITE_TITLES: Record<string, string> = {
 	'fault-matrix': 'Fault matrix',
+	'fault-matrix-real-n8n': 'Fault matrix',
 	'fuzz-import-lead': 'Fuzzed input: Import Lead',
 	'fuzz-parameters': 'Fuzzed input: List Calls and Get Recording',
 	secrets: 'Secrets: the key in outputs and logs, refused settings',
@@ -102,7 +103,7 @@ export function render(files: ResultsFile[], now = new Date()): string {
 		'workflows through n8n against the API emulator and asserts that each input item ends in exactly',
 		'one output (success or error, paired to its input, with a clear message), that nothing is sent',
 		'twice except retries, and that the API key is never leaked. Regenerate with',
-		'`npx jest test/reliability && npx ts-node --transpile-only test/reliability/report.ts`.',
+		'`npm run reliability` (the engine suites, the real-n8n fault matrix, then this report).',
 		'',
 		`- Date: ${now.toISOString()}`,
 		`- Machine: ${type()} ${release()} ${arch()}, ${cpu.length} x ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`,
