@@ -16,24 +16,25 @@ export interface RateOutcome {
 	rateLimited: number;
 	/** Most 429 answers to the client(s) within any one window-long interval. */
 	max429PerWindow: number;
-	/** Accepted requests on the key (any client) per unit of budget time, ÷ the allowed rate. */
+	/** Steady rate of accepted requests on the key (any client) ÷ the allowed rate. */
 	rateRatio: number;
 }
 
 /**
- * Accepted requests ÷ the time their budget was held, ÷ the allowed rate. A window limit of
- * R per W holds each accepted request's budget for W after it, so n requests hold the key
- * from the first one until W after the R-th from last. The plain (n - 1) / (last - first)
- * would credit a client that bursts a whole window at once with an extra window (it reads
- * 1.3 for batching); this measure gives an evenly paced and a bursting client the same 1.0
- * when both use the whole budget.
+ * The steady rate ÷ the allowed rate. Steady rate: accepted requests per second over the whole
+ * run, or after the server's initial allowance (a fresh window's R requests, or a token
+ * bucket's burst) if that is lower. The plain (n - 1) / (last - first) alone credits a client
+ * that bursts the allowance at once with a free window (it reads 1.9 for batching on a short
+ * run); the part after the allowance alone would hide a pause early in the run.
+ * NaN when nothing was accepted beyond the allowance.
  */
-export function budgetRateRatio(acceptedAt: number[], limit: Limit): number {
+export function steadyRateRatio(acceptedAt: number[], allowance: number, limit: Limit): number {
 	const times = [...acceptedAt].sort((a, b) => a - b);
 	const n = times.length;
-	if (n === 0) return 0;
-	const heldMs = (n > limit.requests ? times[n - limit.requests] - times[0] : 0) + limit.windowMs;
-	return (n * limit.windowMs) / (limit.requests * heldMs);
+	if (n <= allowance || n < 2) return Number.NaN;
+	const whole = (n - 1) / (times[n - 1] - times[0]);
+	const afterAllowance = (n - allowance) / (times[n - 1] - times[allowance - 1]);
+	return Math.min(whole, afterAllowance) * (limit.windowMs / limit.requests);
 }
 
 /** The largest number of timestamps inside any interval of `windowMs`. */
@@ -48,7 +49,11 @@ export function maxInAnyWindow(times: number[], windowMs: number): number {
 	return best;
 }
 
-export function rateOutcome(requests: RecordedRequest[], limit: Limit): RateOutcome {
+export function rateOutcome(
+	requests: RecordedRequest[],
+	limit: Limit,
+	allowance: number,
+): RateOutcome {
 	const leadRequests = requests.filter((r) => r.method === 'POST' && r.path === '/v1/leads');
 	const limitedAt = leadRequests.filter((r) => r.status === 429).map((r) => r.at);
 	const acceptedAt = requests
@@ -58,6 +63,6 @@ export function rateOutcome(requests: RecordedRequest[], limit: Limit): RateOutc
 		sent: leadRequests.length,
 		rateLimited: limitedAt.length,
 		max429PerWindow: maxInAnyWindow(limitedAt, limit.windowMs),
-		rateRatio: budgetRateRatio(acceptedAt, limit),
+		rateRatio: steadyRateRatio(acceptedAt, allowance, limit),
 	};
 }

@@ -6,8 +6,10 @@
  * the 200 MB download first (so its baseline is an idle process) and then List Calls. Queue mode
  * needs two processes, so it runs last on A and B together.
  *
- * BENCH_ONLY=rate,overhead,recording,listCalls,queue runs a subset (BENCHMARKS.md is then not
- * written).
+ * Environment (for investigating, not needed for `npm run bench`):
+ *   BENCH_ONLY=rate,overhead,recording,listCalls,queue  a subset (BENCHMARKS.md is then not written)
+ *   BENCH_PACKAGE_DIR=<dir>  install another build of the package, e.g. to compare before/after
+ *   BENCH_DEBUG=1            print the arrival gaps of every rate-limit run
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -17,23 +19,13 @@ import { cleanupAll, cleanupOnSignals } from './lib/cleanup';
 import { startBenchServer, type BenchServer } from './lib/n8n';
 import { describeMachine, renderReport, renderSection, type Section } from './lib/report';
 import { fixed } from './lib/stats';
-import { listCallsSection, runListCalls, type ListCallsRun } from './listCalls';
-import { overheadSection, overheadVerdict, runOverhead, type OverheadResult } from './overhead';
-import {
-	meetsTarget,
-	QUEUE_SCENARIOS,
-	RATE_SCENARIOS,
-	rateSection,
-	runRateScenario,
-	type RateResult,
-	type RateScenario,
-} from './rate';
-import {
-	recordingAboveBaselineMb,
-	recordingSection,
-	runRecording,
-	type RecordingRun,
-} from './recording';
+import { listCallsSection, runListCalls } from './listCalls';
+import { overheadSection, runOverhead } from './overhead';
+import { runRateScenario, type RateResult } from './rate';
+import { rateSection } from './rateReport';
+import { QUEUE_SCENARIOS, RATE_SCENARIOS, type RateScenario } from './rateScenarios';
+import { recordingSection, runRecording } from './recording';
+import { summarize, type Measured } from './summary';
 
 const GROUPS = ['rate', 'overhead', 'recording', 'listCalls', 'queue'] as const;
 type Group = (typeof GROUPS)[number];
@@ -56,72 +48,30 @@ async function runScenarios(
 ): Promise<RateResult[]> {
 	const results: RateResult[] = [];
 	for (const scenario of scenarios) {
-		log(
-			`rate: ${scenario.label} on ${scenario.algorithm}${scenario.burst ? ` burst ${scenario.burst}` : ''}`,
-		);
-		const result = await runRateScenario(scenario, servers);
-		log(
-			`  imported ${result.imported}/${scenario.leads}, 429s ${result.outcome.rateLimited}, rate ÷ allowed ${fixed(result.outcome.rateRatio)}`,
-		);
-		results.push(result);
+		for (let repeat = 0; repeat < (scenario.repeats ?? 1); repeat++) {
+			log(
+				`rate: ${scenario.label} on ${scenario.algorithm}${scenario.burst ? ` burst ${scenario.burst}` : ''}`,
+			);
+			const result = await runRateScenario(scenario, servers);
+			log(
+				`  imported ${result.imported}/${scenario.leads}, 429s ${result.outcome.rateLimited}, rate ÷ allowed ${fixed(result.outcome.rateRatio, 3)}`,
+			);
+			results.push(result);
+		}
 	}
 	return results;
 }
 
-interface Measured {
-	rate: RateResult[];
-	overhead?: OverheadResult;
-	recording?: RecordingRun[];
-	listCalls?: ListCallsRun[];
-}
-
-function summarize(measured: Measured): string[] {
-	const lines: string[] = [];
-	const paced = measured.rate.filter((r) => r.scenario.target === 'pace');
-	if (paced.length > 0) {
-		const worst = Math.min(...paced.map((r) => r.outcome.rateRatio));
-		const most429 = Math.max(...paced.map((r) => r.outcome.max429PerWindow));
-		const lost = paced.reduce((sum, r) => sum + r.lost, 0);
-		const met = paced.every((r) => meetsTarget(r));
-		lines.push(
-			`Pacing (our node, every server algorithm, shared executions): ${met ? 'met' : 'NOT met'}; lowest rate ÷ allowed ${fixed(worst)} (target ≥ 0.97), at most ${most429} 429 per window (target ≤ 1), ${lost} leads lost.`,
-		);
-	}
-	const correct = measured.rate.filter((r) => r.scenario.target === 'correct');
-	if (correct.length > 0) {
-		lines.push(
-			`Server stricter than the credential (another client on the key, queue mode): ${correct.every((r) => meetsTarget(r)) ? 'no lead lost' : 'leads LOST'}; ${correct.map((r) => `${r.scenario.label}: ${r.outcome.rateLimited} × 429`).join('; ')}.`,
-		);
-	}
-	const http = measured.rate.filter((r) => r.scenario.client !== 'ours');
-	if (http.length > 0) {
-		lines.push(
-			`HTTP Request node: ${http.map((r) => `${r.scenario.label.replace('HTTP Request, ', '')} (${r.scenario.algorithm}${r.scenario.burst ? ` burst ${r.scenario.burst}` : ''}) imported ${r.imported}/${r.scenario.leads} with ${r.outcome.rateLimited} × 429`).join('; ')}.`,
-		);
-	}
-	if (measured.overhead) {
-		const verdict = overheadVerdict(measured.overhead);
-		lines.push(
-			`Overhead: our node adds ${fixed(verdict.extraCpuMsPerItem, 3)} ms of n8n CPU per item above the HTTP Request node (target ≤ 0.5: ${verdict.cpuMet ? 'met' : 'NOT met'}); wall time ours ÷ HTTP Request ${fixed(verdict.wallRatio)} (target ≤ 1: ${verdict.wallMet ? 'met' : 'NOT met'}).`,
-		);
-	}
-	if (measured.listCalls) {
-		const pages = measured.listCalls.map((run) => run.pages);
-		lines.push(
-			`List Calls over 50 000 calls: ${[...new Set(pages)].join(', ')} pages for a minimum of 500 (${pages.every((p) => p === 500) ? 'met' : 'NOT met'}).`,
-		);
-	}
-	if (measured.recording) {
-		const above = recordingAboveBaselineMb(measured.recording);
-		lines.push(
-			`200 MB recording: peak RSS ${fixed(above, 1)} MB above baseline (target < 64: ${above < 64 ? 'met' : 'NOT met'}).`,
-		);
-	}
-	return lines;
-}
+/** A normal run takes about 9 minutes; past this something hangs (an n8n that never answers). */
+const WATCHDOG_MS = 30 * 60_000;
 
 async function main(): Promise<void> {
 	cleanupOnSignals();
+	const watchdog = setTimeout(() => {
+		console.error(`[bench] still running after ${WATCHDOG_MS / 60_000} minutes: giving up`);
+		void cleanupAll().finally(() => process.exit(1));
+	}, WATCHDOG_MS);
+	watchdog.unref();
 	const groups = selectedGroups();
 	const startedAt = new Date();
 	const started = performance.now();
@@ -130,10 +80,16 @@ async function main(): Promise<void> {
 	const needsA = groups.has('rate') || groups.has('overhead') || groups.has('queue');
 	const needsB = groups.has('recording') || groups.has('listCalls') || groups.has('queue');
 	log('starting n8n servers');
-	const [a, b] = await Promise.all([
+	// allSettled: if one start fails, the other must have registered its clean-up before we exit.
+	const servers = await Promise.allSettled([
 		needsA ? startBenchServer('a') : undefined,
 		needsB ? startBenchServer('b', { binaryDataMode: 'filesystem' }) : undefined,
 	]);
+	const failed = servers.find((result) => result.status === 'rejected');
+	if (failed) throw (failed as PromiseRejectedResult).reason;
+	const [a, b] = servers.map(
+		(result) => (result as PromiseFulfilledResult<BenchServer | undefined>).value,
+	);
 	log(`n8n ready (A pid ${a?.pid ?? '-'}, B pid ${b?.pid ?? '-'})`);
 
 	if (a && groups.has('rate')) measured.rate.push(...(await runScenarios(RATE_SCENARIOS, [a])));

@@ -17,7 +17,8 @@ export interface BenchServer {
 	server: N8nServer;
 	/** PID of the `n8n start` process: where CPU and memory are read. */
 	pid: number;
-	stop(): Promise<void>;
+	/** Our credential ids this server already has (several workflows share one). */
+	credentials: Set<string>;
 }
 
 export async function startBenchServer(
@@ -25,20 +26,14 @@ export async function startBenchServer(
 	options: SandboxOptions = {},
 ): Promise<BenchServer> {
 	const sandbox = await createN8nSandbox(options);
-	const dropSandbox = onCleanup(`${name} sandbox`, () => sandbox.cleanup());
-	await packAndInstall(REPO_DIR, sandbox.userFolder);
+	onCleanup(`${name} sandbox`, () => sandbox.cleanup());
+	// BENCH_PACKAGE_DIR: measure another build of the package (e.g. before/after a change).
+	await packAndInstall(process.env.BENCH_PACKAGE_DIR ?? REPO_DIR, sandbox.userFolder);
 	const server = await startN8nServer(sandbox);
-	const stopServer = onCleanup(`${name} n8n`, () => server.stop());
+	// Registered after the sandbox, so it stops before its folder is removed.
+	onCleanup(`${name} n8n`, () => server.stop());
 	const pid = findN8nPid(sandbox.install.n8nBin, sandbox.userFolder);
-	return {
-		name,
-		server,
-		pid,
-		stop: async () => {
-			await stopServer();
-			await dropSandbox();
-		},
-	};
+	return { name, server, pid, credentials: new Set() };
 }
 
 export interface Deployed {
@@ -53,7 +48,11 @@ export async function deploy(
 	hookPath: string,
 	credentials: CredentialJson[] = [],
 ): Promise<Deployed> {
-	for (const credential of credentials) await bench.server.createCredential(credential);
+	for (const credential of credentials) {
+		if (bench.credentials.has(credential.id)) continue;
+		await bench.server.createCredential(credential);
+		bench.credentials.add(credential.id);
+	}
 	const workflowId = await bench.server.deployWorkflow(workflow);
 	return { workflowId, hookPath };
 }

@@ -1,0 +1,156 @@
+/** The rate-limit rows: the server's limit, and which client runs against it how. */
+import type { RateLimitAlgorithm } from '../test/emulator';
+import type { HttpSetup } from './lib/workflows';
+import type { Limit } from './rateMetrics';
+
+/**
+ * 10 requests per 10 s is the service's own rate (60 per minute, the credential's default), in
+ * windows 6 times shorter than its 60 s, so a run takes seconds instead of minutes. Shorter
+ * windows only make pacing harder: network jitter is a bigger share of a window.
+ */
+export const LIMIT: Limit = { requests: 10, windowMs: 10_000 };
+export const ALLOWED_RPM = (LIMIT.requests * 60_000) / LIMIT.windowMs;
+export const LEADS = 20;
+/** HTTP Request's Retry On Fail at its maximum (5 s between tries), scaled like the window. */
+export const RETRY_WAIT_MS = Math.round((5_000 * LIMIT.windowMs) / 60_000);
+
+export type RateClient = 'ours' | HttpSetup;
+
+export interface RateScenario {
+	label: string;
+	client: RateClient;
+	algorithm: RateLimitAlgorithm;
+	burst?: number;
+	leads: number;
+	/** Concurrent executions of the workflow in each n8n process. */
+	executions?: number;
+	/** Separate n8n processes, each with its own credential for the same key (queue mode). */
+	processes?: 1 | 2;
+	/** The credential's Requests per Minute; default the server's rate. */
+	requestsPerMinute?: number;
+	/** Share of the key's budget another client spends meanwhile (0 to 1). */
+	otherClientShare?: number;
+	/** 'pace': ≥ 0.97 of the rate, ≤ 1 429 per window, 0 lost. 'correct': 0 lost. */
+	target: 'pace' | 'correct' | 'none';
+	/** Runs of the row (each with a fresh key); the row reports their median and worst case. */
+	repeats?: number;
+}
+
+/** Our node on each algorithm runs 3 times: one late request can cost a 429 on a strict server. */
+const OUR_REPEATS = 3;
+
+export const RATE_SCENARIOS: RateScenario[] = [
+	{
+		label: 'Lead & Call Access',
+		client: 'ours',
+		repeats: OUR_REPEATS,
+		algorithm: 'sliding-log',
+		leads: LEADS,
+		target: 'pace',
+	},
+	{
+		label: 'Lead & Call Access',
+		client: 'ours',
+		repeats: OUR_REPEATS,
+		algorithm: 'fixed-window',
+		leads: LEADS,
+		target: 'pace',
+	},
+	{
+		label: 'Lead & Call Access',
+		client: 'ours',
+		repeats: OUR_REPEATS,
+		algorithm: 'token-bucket',
+		burst: 1,
+		leads: LEADS,
+		target: 'pace',
+	},
+	{
+		label: 'Lead & Call Access',
+		client: 'ours',
+		repeats: OUR_REPEATS,
+		algorithm: 'token-bucket',
+		burst: LIMIT.requests,
+		leads: LEADS,
+		target: 'pace',
+	},
+	{
+		label: 'HTTP Request, defaults',
+		client: 'defaults',
+		algorithm: 'sliding-log',
+		leads: LEADS,
+		target: 'none',
+	},
+	{
+		label: 'HTTP Request, Retry On Fail max',
+		client: 'retry',
+		algorithm: 'sliding-log',
+		leads: LEADS,
+		target: 'none',
+	},
+	{
+		label: 'HTTP Request, batching at the limit',
+		client: 'batching',
+		algorithm: 'sliding-log',
+		leads: LEADS,
+		target: 'none',
+	},
+	{
+		label: 'HTTP Request, batching at the limit',
+		client: 'batching',
+		algorithm: 'token-bucket',
+		burst: 1,
+		leads: LEADS,
+		target: 'none',
+	},
+	{
+		label: 'Lead & Call Access, another client spends half the key',
+		client: 'ours',
+		algorithm: 'sliding-log',
+		leads: LEADS / 2,
+		otherClientShare: 0.5,
+		target: 'correct',
+	},
+	{
+		label: 'Lead & Call Access, 2 executions at once, one n8n',
+		client: 'ours',
+		algorithm: 'sliding-log',
+		leads: LEADS,
+		executions: 2,
+		target: 'pace',
+	},
+];
+
+/** Queue mode: needs two n8n processes, so it runs once both exist. */
+export const QUEUE_SCENARIOS: RateScenario[] = [
+	{
+		label: 'Lead & Call Access, 2 n8n processes, 60/min each',
+		client: 'ours',
+		algorithm: 'sliding-log',
+		leads: LEADS,
+		processes: 2,
+		target: 'correct',
+	},
+	{
+		label: 'Lead & Call Access, 2 n8n processes, 30/min each',
+		client: 'ours',
+		algorithm: 'sliding-log',
+		leads: LEADS,
+		processes: 2,
+		requestsPerMinute: ALLOWED_RPM / 2,
+		target: 'pace',
+	},
+];
+
+/** Requests a fresh server accepts at once: a window's worth, or the bucket's burst. */
+export function initialAllowance(scenario: RateScenario): number {
+	return scenario.algorithm === 'token-bucket'
+		? (scenario.burst ?? LIMIT.requests)
+		: LIMIT.requests;
+}
+
+export function serverLabel(scenario: RateScenario): string {
+	return scenario.algorithm === 'token-bucket'
+		? `token-bucket, burst ${scenario.burst ?? LIMIT.requests}`
+		: scenario.algorithm;
+}
