@@ -262,28 +262,6 @@ export const listAllCalls: Operation = {
 	},
 };
 
-/** The scenario's own expectation: how many items fail, and what their messages say. */
-export function expectationProblems(run: OperationRun, expectation: Expectation): string[] {
-	const errors =
-		expectation.errors === 'none'
-			? 0
-			: expectation.errors === 'all'
-				? run.itemsIn
-				: expectation.errors;
-	const problems: string[] = [];
-	if (run.error !== errors || run.success !== run.itemsIn - errors) {
-		problems.push(
-			`expected ${errors} error item(s), got ${run.success} success / ${run.error} error`,
-		);
-	}
-	for (const message of run.errorMessages) {
-		if (expectation.message && !expectation.message.test(message)) {
-			problems.push(`error message does not match ${String(expectation.message)}: ${message}`);
-		}
-	}
-	return problems;
-}
-
 /** Runs tasks with at most `limit` of them at a time, in the order they are submitted. */
 export function pool(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
 	let active = 0;

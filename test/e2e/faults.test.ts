@@ -24,14 +24,14 @@ import { placesContaining } from '../reliability/support/audit';
 import { keyWithAllScopes, sentinelKey } from '../reliability/support/keys';
 import { OPERATIONS, type Operation } from '../reliability/support/operations';
 import { ResultsCollector, type ResultRow } from '../reliability/support/results';
-import { SCENARIOS, expectationFor, type Scenario } from '../reliability/support/scenarios';
+import { Tally } from '../reliability/support/tally';
 import {
-	RealN8nRunner,
+	SCENARIOS,
+	expectationFor,
 	expectationProblems,
-	listAllCalls,
-	pool,
-	type RealN8nResult,
-} from './faults-helpers';
+	type Scenario,
+} from '../reliability/support/scenarios';
+import { RealN8nRunner, listAllCalls, pool, type RealN8nResult } from './faults-helpers';
 import { readDatabaseText } from './harness';
 
 // operations.ts runs its workflows through the engine fixtures' `run`: send them to n8n instead.
@@ -111,17 +111,7 @@ let session: Session;
 const outcomes = new Map<number, Promise<ResultRow>>();
 
 function emptyRow({ label, scenario }: Case): ResultRow {
-	return {
-		scenario: scenario.name,
-		operation: label,
-		itemsIn: 0,
-		success: 0,
-		error: 0,
-		requestsSent: 0,
-		retries: 0,
-		lost: 0,
-		leaked: 0,
-	};
+	return new Tally(scenario.name, label).row;
 }
 
 async function runCase(testCase: Case): Promise<ResultRow> {

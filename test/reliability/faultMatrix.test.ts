@@ -9,11 +9,11 @@ import { startEmulator } from '../emulator';
 import { placesContaining } from './support/audit';
 import { OutputCapture } from './support/capture';
 import { keyWithAllScopes, sentinelKey } from './support/keys';
-import type { Operation, OperationRun } from './support/operations';
+import type { Operation } from './support/operations';
 import { OPERATIONS } from './support/operations';
 import { ResultsCollector } from './support/results';
-import type { Expectation, Scenario } from './support/scenarios';
-import { SCENARIOS, expectationFor } from './support/scenarios';
+import type { Scenario } from './support/scenarios';
+import { SCENARIOS, expectationFor, expectationProblems } from './support/scenarios';
 
 const results = new ResultsCollector('fault-matrix');
 const capture = new OutputCapture();
@@ -22,27 +22,6 @@ afterAll(() => {
 	capture.restore();
 	results.write();
 });
-
-function expectationProblems(run: OperationRun, expectation: Expectation): string[] {
-	const errors =
-		expectation.errors === 'none'
-			? 0
-			: expectation.errors === 'all'
-				? run.itemsIn
-				: expectation.errors;
-	const problems: string[] = [];
-	if (run.error !== errors || run.success !== run.itemsIn - errors) {
-		problems.push(
-			`expected ${errors} error item(s), got ${run.success} success / ${run.error} error`,
-		);
-	}
-	for (const message of run.errorMessages) {
-		if (expectation.message && !expectation.message.test(message)) {
-			problems.push(`error message does not match ${String(expectation.message)}: ${message}`);
-		}
-	}
-	return problems;
-}
 
 const cases = OPERATIONS.flatMap((operation) =>
 	SCENARIOS.filter((scenario) => scenario.only?.includes(operation.name) ?? true).map(

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { Fault, PathMatcher } from '../../emulator';
-import type { OperationName } from './operations';
+import type { OperationName, OperationRun } from './operations';
 
 /** What the run must show, besides the invariants every scenario checks. */
 export interface Expectation {
@@ -207,4 +207,26 @@ export const SCENARIOS: Scenario[] = [
 
 export function expectationFor(scenario: Scenario, operation: OperationName): Expectation {
 	return typeof scenario.expect === 'function' ? scenario.expect(operation) : scenario.expect;
+}
+
+/** The scenario's own expectation: how many items fail, and what their messages say. */
+export function expectationProblems(run: OperationRun, expectation: Expectation): string[] {
+	const errors =
+		expectation.errors === 'none'
+			? 0
+			: expectation.errors === 'all'
+				? run.itemsIn
+				: expectation.errors;
+	const problems: string[] = [];
+	if (run.error !== errors || run.success !== run.itemsIn - errors) {
+		problems.push(
+			`expected ${errors} error item(s), got ${run.success} success / ${run.error} error`,
+		);
+	}
+	for (const message of run.errorMessages) {
+		if (expectation.message && !expectation.message.test(message)) {
+			problems.push(`error message does not match ${String(expectation.message)}: ${message}`);
+		}
+	}
+	return problems;
 }
