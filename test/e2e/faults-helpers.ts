@@ -13,8 +13,7 @@ import type { Session } from '../../scripts/demo/session';
 import { nodeName, run, workflowFrom } from '../engine/fixtures';
 import type { NodeOutput, TestCredentials, WorkflowResult } from '../engine/harness';
 import { account, countRepeats, sentAfterFinalAnswer } from '../reliability/support/audit';
-import type { Operation, OperationRun } from '../reliability/support/operations';
-import type { Expectation } from '../reliability/support/scenarios';
+import type { Operation } from '../reliability/support/operations';
 import {
 	readStoredExecutions,
 	toWebhookWorkflow,

@@ -18,19 +18,14 @@ import { BinaryDataService } from 'n8n-core';
 import { join } from 'path';
 
 import { openSession, type Session } from '../../scripts/demo/session';
-import { startEmulator } from '../emulator';
 import * as fixtures from '../engine/fixtures';
 import { placesContaining } from '../reliability/support/audit';
-import { keyWithAllScopes, sentinelKey } from '../reliability/support/keys';
+import { sentinelKey } from '../reliability/support/keys';
+import { runScenario } from '../reliability/support/runScenario';
 import { OPERATIONS, type Operation } from '../reliability/support/operations';
 import { ResultsCollector, type ResultRow } from '../reliability/support/results';
 import { Tally } from '../reliability/support/tally';
-import {
-	SCENARIOS,
-	expectationFor,
-	expectationProblems,
-	type Scenario,
-} from '../reliability/support/scenarios';
+import { SCENARIOS, type Scenario } from '../reliability/support/scenarios';
 import { RealN8nRunner, listAllCalls, pool, type RealN8nResult } from './faults-helpers';
 import { readDatabaseText } from './harness';
 
@@ -115,44 +110,15 @@ function emptyRow({ label, scenario }: Case): ResultRow {
 }
 
 async function runCase(testCase: Case): Promise<ResultRow> {
-	const { operation, scenario, apiKey } = testCase;
-	const emulator = await startEmulator({
-		rateLimit: false,
-		keys: keyWithAllScopes(apiKey),
-		...operation.emulatorOptions,
-	});
-	try {
-		const { name, faultPath: path, successStatus } = operation;
-		for (const fault of scenario.faults({ operation: name, path, successStatus })) {
-			emulator.inject(fault);
-		}
-		const run = await operation.run(emulator, apiKey, scenario.options ?? {});
+	const { operation, scenario, apiKey, label } = testCase;
+	const { row } = await runScenario(operation, scenario, apiKey, label, (run) => {
 		const { stored } = run.result as RealN8nResult;
-		const leakedTo = placesContaining(apiKey, {
+		return {
 			'stored execution data': `${stored.rawData ?? ''}\n${stored.rawWorkflowData ?? ''}`,
 			'n8n server log': session.serverLog(),
-		});
-		const keyToFileHost = emulator.fileRequests.filter((request) => request.headers.authorization);
-		const problems = [
-			...run.problems,
-			...expectationProblems(run, expectationFor(scenario, operation.name)),
-			...leakedTo.map((place) => `the API key appears in the ${place}`),
-			...keyToFileHost.map((request) => `Authorization sent to the file host: ${request.path}`),
-		];
-		return {
-			...emptyRow(testCase),
-			itemsIn: run.itemsIn,
-			success: run.success,
-			error: run.error,
-			requestsSent: run.requestsSent,
-			retries: run.retries,
-			lost: run.lost,
-			leaked: leakedTo.length + keyToFileHost.length,
-			problems,
 		};
-	} finally {
-		await emulator.stop();
-	}
+	});
+	return row;
 }
 
 beforeAll(async () => {
