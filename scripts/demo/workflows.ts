@@ -90,3 +90,12 @@ export function pairedLookupNode(name: string, fields: Record<string, string>): 
 		},
 	};
 }
+
+/** Import Lead parameters mapping `phone` and `name` from the incoming item. */
+export const importLeadParameters = (options: Record<string, unknown> = {}) => ({
+	resource: 'lead',
+	operation: 'import',
+	phoneE164: '={{ $json.phone }}',
+	additionalFields: { name: '={{ $json.name }}' },
+	options,
+});

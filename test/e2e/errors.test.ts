@@ -4,7 +4,13 @@
  * out of everything n8n writes (database and log, at debug level).
  */
 import { openSession, type Session } from '../../scripts/demo/session';
-import { NODE_NAME, nodeWorkflow, pairedLookupNode, withItems } from '../../scripts/demo/workflows';
+import {
+	NODE_NAME,
+	importLeadParameters as importLead,
+	nodeWorkflow,
+	pairedLookupNode,
+	withItems,
+} from '../../scripts/demo/workflows';
 import {
 	nodeOutput,
 	readDatabaseText,
@@ -51,13 +57,6 @@ function leakOf(text: string, key: string): string | undefined {
 	return undefined;
 }
 
-const importLead = (options: Record<string, unknown> = {}) => ({
-	resource: 'lead',
-	operation: 'import',
-	phoneE164: '={{ $json.phone }}',
-	additionalFields: { name: '={{ $json.name }}' },
-	options,
-});
 const pairs = (items: NodeExecutionItem[]) =>
 	items.map((item) => (item.pairedItem as { item: number }).item);
 const statuses = () =>

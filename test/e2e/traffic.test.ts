@@ -7,7 +7,12 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { openSession, type Session } from '../../scripts/demo/session';
-import { NODE_NAME, nodeWorkflow, withItems } from '../../scripts/demo/workflows';
+import {
+	NODE_NAME,
+	importLeadParameters as importLead,
+	nodeWorkflow,
+	withItems,
+} from '../../scripts/demo/workflows';
 import {
 	nodeOutput,
 	readDatabaseText,
@@ -57,13 +62,6 @@ const leads = (count: number, from = 0) =>
 		phone: `+1415555${String(1000 + from + i).padStart(4, '0')}`,
 		name: `Lead ${from + i}`,
 	}));
-const importLead = (options: Record<string, unknown> = {}) => ({
-	resource: 'lead',
-	operation: 'import',
-	phoneE164: '={{ $json.phone }}',
-	additionalFields: { name: '={{ $json.name }}' },
-	options,
-});
 async function until(condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (!(await condition())) {

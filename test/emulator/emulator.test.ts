@@ -9,7 +9,7 @@ import {
 	DEMO_KEYS,
 	Emulator,
 	EmulatorOptions,
-	PaginationStyle,
+	PAGINATION_STYLES,
 	recordingBytes,
 	startEmulator,
 } from './index';
@@ -310,13 +310,7 @@ describe('GET /v1/calls', () => {
 		return { ids: list.map((call) => call.id), next, body };
 	}
 
-	const styles: PaginationStyle[] = [
-		'data-next_cursor',
-		'items-nextCursor',
-		'calls-next-token',
-		'results-next-url',
-		'array-link-header',
-	];
+	const styles = PAGINATION_STYLES;
 
 	it.each(styles)(
 		'%s: pages never duplicate or skip when calls are added mid-way',

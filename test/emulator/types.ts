@@ -28,6 +28,15 @@ export type PaginationStyle =
 	| 'results-next-url' // { results: [...], next: absolute URL | null } (DRF-like)
 	| 'array-link-header'; // top-level array + `Link: <url>; rel="next"` when there is more
 
+/** Every pagination style, for suites that run once per style. */
+export const PAGINATION_STYLES: readonly PaginationStyle[] = [
+	'data-next_cursor',
+	'items-nextCursor',
+	'calls-next-token',
+	'results-next-url',
+	'array-link-header',
+];
+
 export interface EmulatorOptions {
 	/** Default: the DEMO_KEYS with their obvious scopes. */
 	keys?: ApiKey[];

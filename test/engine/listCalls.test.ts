@@ -1,16 +1,10 @@
-import type { PaginationStyle } from '../emulator';
+import { PAGINATION_STYLES } from '../emulator';
 import { run, useEmulator, workflowFrom } from './fixtures';
 
 const listRequests = (requests: Array<{ path: string; query: Record<string, string> }>) =>
 	requests.filter((request) => request.path === '/v1/calls');
 
-describe.each<PaginationStyle>([
-	'data-next_cursor',
-	'items-nextCursor',
-	'calls-next-token',
-	'results-next-url',
-	'array-link-header',
-])('List Calls with pagination style %s', (paginationStyle) => {
+describe.each([...PAGINATION_STYLES])('List Calls with pagination style %s', (paginationStyle) => {
 	const { emulator, credentials } = useEmulator({ paginationStyle, seedCalls: 230 });
 
 	test('Return All follows every page and returns each call once, in list order', async () => {

@@ -22,14 +22,8 @@ import { LeadCallAccessTrigger } from '../../nodes/LeadCallAccessTrigger/LeadCal
 import type { TrackedCall } from '../../nodes/LeadCallAccessTrigger/calls';
 import type { Position } from '../../nodes/LeadCallAccessTrigger/position';
 import { findNewCalls, findStartCalls } from '../../nodes/LeadCallAccessTrigger/walk';
-import type {
-	CallRecord,
-	Emulator,
-	EmulatorOptions,
-	PaginationStyle,
-	RecordedRequest,
-} from '../emulator';
-import { DEMO_KEYS, recordingBytes, startEmulator } from '../emulator';
+import type { CallRecord, Emulator, EmulatorOptions, RecordedRequest } from '../emulator';
+import { DEMO_KEYS, PAGINATION_STYLES, recordingBytes, startEmulator } from '../emulator';
 import type { TestCredentials } from './harness';
 import {
 	PACKAGE,
@@ -147,13 +141,7 @@ afterEach(async () => {
 const tieAfterNewest = (emulator: Emulator) =>
 	new Date(Date.parse(emulator.calls[0].created_at) + 60_000).toISOString();
 
-describe.each<PaginationStyle>([
-	'data-next_cursor',
-	'items-nextCursor',
-	'calls-next-token',
-	'results-next-url',
-	'array-link-header',
-])('trigger with pagination style %s', (paginationStyle) => {
+describe.each([...PAGINATION_STYLES])('trigger with pagination style %s', (paginationStyle) => {
 	test('first poll emits nothing; new calls come once, oldest first, even across pages', async () => {
 		const emulator = await emulatorWith({ paginationStyle, maxPageSize: 3 });
 		const trigger = new TriggerUnderTest(emulator);
