@@ -1,4 +1,8 @@
-/** @type {import('jest').Config} */
+/**
+ * `npm test`: the hermetic suites (unit, engine, emulator, reliability on the engine).
+ * No n8n download, no external service; the real-n8n suites run with `npm run test:e2e`.
+ * @type {import('jest').Config}
+ */
 module.exports = {
 	testEnvironment: 'node',
 	transform: {
@@ -6,6 +10,7 @@ module.exports = {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true, sourceMap: true } }],
 	},
 	testMatch: ['<rootDir>/test/**/*.test.ts'],
+	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
 	// dist/ holds a copy of package.json (tsc includes it); keep jest's module map to the sources.
 	modulePathIgnorePatterns: ['<rootDir>/dist/'],
 	testTimeout: 60_000,

@@ -2,7 +2,7 @@
  * What one rate-limit run achieved, computed from the emulator's request log (arrival times
  * and answers), so it is the server's view, not the client's.
  */
-import type { RecordedRequest } from '../test/emulator';
+import type { RecordedRequest } from '../devkit/emulator';
 
 export interface Limit {
 	requests: number;

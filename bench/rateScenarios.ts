@@ -1,5 +1,5 @@
 /** The rate-limit rows: the server's limit, and which client runs against it how. */
-import type { RateLimitAlgorithm } from '../test/emulator';
+import type { RateLimitAlgorithm } from '../devkit/emulator';
 import type { HttpSetup } from './lib/workflows';
 import type { Limit } from './rateMetrics';
 

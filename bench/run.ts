@@ -14,7 +14,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { N8N_VERSION, NODE24_VERSION, REPO_DIR } from '../test/e2e/harness';
+import { N8N_VERSION, NODE24_VERSION, REPO_DIR } from '../devkit/n8n';
 import { cleanupAll, cleanupOnSignals } from './lib/cleanup';
 import { startBenchServer, type BenchServer } from './lib/n8n';
 import { describeMachine, renderReport, renderSection, type Section } from './lib/report';

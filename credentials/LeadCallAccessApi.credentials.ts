@@ -10,7 +10,7 @@ import type {
 import {
 	ConnectionSettingsError,
 	parseConnectionSettings,
-} from '../nodes/LeadCallAccess/transport/connection';
+} from '../nodes/shared/transport/connection';
 
 export class LeadCallAccessApi implements ICredentialType {
 	name = 'leadCallAccessApi';

@@ -1,7 +1,7 @@
 /** The API emulator, in the bench process on loopback, with a fresh key per measurement. */
 import { randomBytes } from 'crypto';
 
-import { startEmulator, type Emulator, type EmulatorOptions } from '../../test/emulator';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../../devkit/emulator';
 import { onCleanup } from './cleanup';
 
 /**

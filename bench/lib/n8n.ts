@@ -8,7 +8,7 @@ import {
 	type N8nServer,
 	type SandboxOptions,
 	type WorkflowJson,
-} from '../../test/e2e/harness';
+} from '../../devkit/n8n';
 import { onCleanup } from './cleanup';
 import { findN8nPid } from './proc';
 

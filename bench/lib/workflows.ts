@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'crypto';
 
-import type { CredentialJson, WorkflowJson } from '../../test/e2e/harness';
+import type { CredentialJson, WorkflowJson } from '../../devkit/n8n';
 
 type WorkflowNode = WorkflowJson['nodes'][number];
 

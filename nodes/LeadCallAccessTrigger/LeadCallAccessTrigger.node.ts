@@ -7,8 +7,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { queryParametersField } from '../LeadCallAccess/actions/queryParameters';
-import { optionsCollection } from '../LeadCallAccess/actions/requestOptions';
+import { queryParametersField } from '../shared/options/queryParameters';
+import { optionsCollection } from '../shared/options/requestOptions';
 import { DEFAULT_MAX_CALLS_PER_POLL, pollCalls } from './poll';
 import { MAX_REMEMBERED } from './position';
 
@@ -38,8 +38,8 @@ export class LeadCallAccessTrigger implements INodeType {
 		displayName: 'Lead & Call Access Trigger',
 		name: 'leadCallAccessTrigger',
 		icon: {
-			light: 'file:../LeadCallAccess/leadCallAccess.svg',
-			dark: 'file:../LeadCallAccess/leadCallAccess.dark.svg',
+			light: 'file:leadCallAccess.svg',
+			dark: 'file:leadCallAccess.dark.svg',
 		},
 		group: ['trigger'],
 		version: 1,

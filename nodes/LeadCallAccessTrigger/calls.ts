@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { idOf } from '../LeadCallAccess/helpers/callPages';
+import { idOf } from '../shared/calls/callPages';
 import { parseTime } from './time';
 
 /**

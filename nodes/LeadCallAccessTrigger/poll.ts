@@ -7,11 +7,11 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { readQueryParameters } from '../LeadCallAccess/actions/queryParameters';
-import { readRequestPolicy } from '../LeadCallAccess/actions/requestOptions';
-import { MAX_PAGE_SIZE, iterateCallPages } from '../LeadCallAccess/helpers/callPages';
-import { downloadRecording, fetchRecordingInfo } from '../LeadCallAccess/helpers/recording';
-import type { RequestPolicy } from '../LeadCallAccess/transport';
+import { readQueryParameters } from '../shared/options/queryParameters';
+import { readRequestPolicy } from '../shared/options/requestOptions';
+import { MAX_PAGE_SIZE, iterateCallPages } from '../shared/calls/callPages';
+import { downloadRecording, fetchRecordingInfo } from '../shared/recording';
+import type { RequestPolicy } from '../shared/transport';
 import type { TrackedCall } from './calls';
 import { CallListError, oldestFirst } from './calls';
 import type { Position } from './position';

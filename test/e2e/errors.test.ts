@@ -3,21 +3,21 @@
  * 422 on the right item, 401/403, the credential test from the editor, and the API key kept
  * out of everything n8n writes (database and log, at debug level).
  */
-import { openSession, type Session } from '../../scripts/demo/session';
+import { openSession, type Session } from '../../devkit/demo/session';
 import {
 	NODE_NAME,
 	importLeadParameters as importLead,
 	nodeWorkflow,
 	pairedLookupNode,
 	withItems,
-} from '../../scripts/demo/workflows';
+} from '../../devkit/demo/workflows';
 import {
 	nodeOutput,
 	readDatabaseText,
 	type CredentialJson,
 	type NodeExecutionItem,
-} from './harness';
-import { DEMO_KEYS } from '../emulator';
+} from '../../devkit/n8n';
+import { DEMO_KEYS } from '../../devkit/emulator';
 
 jest.setTimeout(120_000);
 

@@ -14,10 +14,10 @@ import {
 	runImportExample,
 	type ExportSummary,
 	type ImportSummary,
-} from '../../scripts/demo/examples';
-import { openSession, type Session } from '../../scripts/demo/session';
-import { nodeOutput, readDatabaseText } from './harness';
-import { DEMO_KEYS, recordingBytes } from '../emulator';
+} from '../../devkit/demo/examples';
+import { openSession, type Session } from '../../devkit/demo/session';
+import { nodeOutput, readDatabaseText } from '../../devkit/n8n';
+import { DEMO_KEYS, recordingBytes } from '../../devkit/emulator';
 
 jest.setTimeout(120_000);
 

@@ -9,7 +9,7 @@ import { randomUUID } from 'crypto';
 
 import type { IDataObject, INodeExecutionData, IRun, IWorkflowBase } from 'n8n-workflow';
 
-import type { Session } from '../../scripts/demo/session';
+import type { Session } from '../../devkit/demo/session';
 import { nodeName, run, workflowFrom } from '../engine/fixtures';
 import type { NodeOutput, TestCredentials, WorkflowResult } from '../engine/harness';
 import { account, countRepeats, sentAfterFinalAnswer } from '../reliability/support/audit';
@@ -20,7 +20,7 @@ import {
 	type CredentialJson,
 	type StoredExecution,
 	type WorkflowJson,
-} from './harness';
+} from '../../devkit/n8n';
 
 /** The engine's result shape, plus what n8n stored (the raw text is searched for the key). */
 export interface RealN8nResult extends WorkflowResult {

@@ -17,7 +17,7 @@ import { Container } from '@n8n/di';
 import { BinaryDataService } from 'n8n-core';
 import { join } from 'path';
 
-import { openSession, type Session } from '../../scripts/demo/session';
+import { openSession, type Session } from '../../devkit/demo/session';
 import * as fixtures from '../engine/fixtures';
 import { placesContaining } from '../reliability/support/audit';
 import { sentinelKey } from '../reliability/support/keys';
@@ -27,7 +27,7 @@ import { ResultsCollector, type ResultRow } from '../reliability/support/results
 import { Tally } from '../reliability/support/tally';
 import { SCENARIOS, type Scenario } from '../reliability/support/scenarios';
 import { RealN8nRunner, listAllCalls, pool, type RealN8nResult } from './faults-helpers';
-import { readDatabaseText } from './harness';
+import { readDatabaseText } from '../../devkit/n8n';
 
 // operations.ts runs its workflows through the engine fixtures' `run`: send them to n8n instead.
 jest.mock('../engine/fixtures', () => ({

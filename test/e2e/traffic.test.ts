@@ -6,20 +6,20 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { openSession, type Session } from '../../scripts/demo/session';
+import { openSession, type Session } from '../../devkit/demo/session';
 import {
 	NODE_NAME,
 	importLeadParameters as importLead,
 	nodeWorkflow,
 	withItems,
-} from '../../scripts/demo/workflows';
+} from '../../devkit/demo/workflows';
 import {
 	nodeOutput,
 	readDatabaseText,
 	readStoredExecutions,
 	toWebhookWorkflow,
 	type CredentialJson,
-} from './harness';
+} from '../../devkit/n8n';
 import {
 	DEMO_KEY_SCOPES,
 	DEMO_KEYS,
@@ -27,7 +27,7 @@ import {
 	startEmulator,
 	type PaginationStyle,
 	type RecordedRequest,
-} from '../emulator';
+} from '../../devkit/emulator';
 
 jest.setTimeout(120_000);
 

@@ -12,7 +12,7 @@
  */
 import * as fs from 'fs';
 
-import { buildAndInstall } from '../../scripts/demo/build';
+import { buildAndInstall } from '../../devkit/demo/build';
 import {
 	createN8nSandbox,
 	readStoredExecutions,
@@ -22,14 +22,14 @@ import {
 	type NodeExecutionItem,
 	type StoredExecution,
 	type WorkflowJson,
-} from './harness';
+} from '../../devkit/n8n';
 import {
 	startEmulator,
 	type CallRecord,
 	type Emulator,
 	type EmulatorOptions,
 	type RecordedRequest,
-} from '../emulator';
+} from '../../devkit/emulator';
 
 export const TRIGGER_TYPE = 'n8n-nodes-lead-call-access.leadCallAccessTrigger';
 export const TRIGGER_NAME = 'On New Call';
@@ -75,7 +75,7 @@ export class TriggerStage {
 	) {}
 
 	/**
-	 * Builds the package if its sources changed since the last build (scripts/demo/build.ts
+	 * Builds the package if its sources changed since the last build (devkit/demo/build.ts
 	 * hashes them, under a lock shared with the other e2e files), installs the tarball into a
 	 * fresh n8n user folder and starts n8n and the emulator.
 	 */

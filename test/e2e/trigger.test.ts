@@ -13,8 +13,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { EXAMPLE_CREDENTIAL, loadExample } from '../../scripts/demo/examples';
-import { readDatabaseText } from './harness';
+import { EXAMPLE_CREDENTIAL, loadExample } from '../../devkit/demo/examples';
+import { readDatabaseText } from '../../devkit/n8n';
 import {
 	aMinuteAfterNewest,
 	beforeListRequest,
@@ -27,7 +27,7 @@ import {
 	triggerWorkflow,
 	type TriggerWorkflow,
 } from './trigger-helpers';
-import { DEMO_KEYS, recordingBytes, type CallRecord } from '../emulator';
+import { DEMO_KEYS, recordingBytes, type CallRecord } from '../../devkit/emulator';
 
 jest.setTimeout(120_000);
 

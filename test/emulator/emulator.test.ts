@@ -12,7 +12,7 @@ import {
 	PAGINATION_STYLES,
 	recordingBytes,
 	startEmulator,
-} from './index';
+} from '../../devkit/emulator';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const bearer = (key: string): Record<string, string> => ({ Authorization: `Bearer ${key}` });

@@ -1,7 +1,7 @@
 import type { IDataObject, INode, IWorkflowBase } from 'n8n-workflow';
 
-import type { Emulator, EmulatorOptions } from '../emulator';
-import { DEMO_KEYS, startEmulator } from '../emulator';
+import type { Emulator, EmulatorOptions } from '../../devkit/emulator';
+import { DEMO_KEYS, startEmulator } from '../../devkit/emulator';
 import importLeads from '../workflows/import-leads.json';
 import listCalls from '../workflows/list-calls.json';
 import getRecording from '../workflows/get-recording.json';
@@ -27,7 +27,7 @@ export function workflowFrom(
 	const start = workflow.nodes.find((node) => node.type === 'test.items')!;
 	const node = workflow.nodes.find((candidate) => candidate.type === NODE_TYPE)!;
 	if (setup.items) start.parameters.items = JSON.stringify(setup.items);
-	node.parameters = { ...node.parameters, ...setup.parameters };
+	node.parameters = { ...node.parameters, ...setup.parameters } as INode['parameters'];
 	if (setup.onError === 'stopWorkflow') delete node.onError;
 	else if (setup.onError) node.onError = setup.onError;
 	return workflow;

@@ -1,4 +1,4 @@
-import { recordingBytes } from '../emulator';
+import { recordingBytes } from '../../devkit/emulator';
 import { run, useEmulator, workflowFrom } from './fixtures';
 import { binaryBuffer } from './harness';
 
@@ -61,7 +61,7 @@ describe('Get Recording', () => {
 	});
 
 	test('403 names the recordings:read scope', async () => {
-		const { DEMO_KEYS } = await import('../emulator');
+		const { DEMO_KEYS } = await import('../../devkit/emulator');
 		const [call] = withRecording();
 		const result = await run(
 			workflowFrom('getRecording', { items: [{ id: call.id }] }),

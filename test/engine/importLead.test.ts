@@ -1,4 +1,4 @@
-import { DEMO_KEYS } from '../emulator';
+import { DEMO_KEYS } from '../../devkit/emulator';
 import { leads, run, useEmulator, workflowFrom } from './fixtures';
 
 describe('Import Lead through the execution engine', () => {

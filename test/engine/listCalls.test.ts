@@ -1,4 +1,4 @@
-import { PAGINATION_STYLES } from '../emulator';
+import { PAGINATION_STYLES } from '../../devkit/emulator';
 import { run, useEmulator, workflowFrom } from './fixtures';
 
 const listRequests = (requests: Array<{ path: string; query: Record<string, string> }>) =>
@@ -134,7 +134,7 @@ describe('List Calls parameters and items', () => {
 	});
 
 	test('403 names the calls:read scope', async () => {
-		const { DEMO_KEYS } = await import('../emulator');
+		const { DEMO_KEYS } = await import('../../devkit/emulator');
 		const result = await run(
 			workflowFrom('listCalls'),
 			credentials({ apiKey: DEMO_KEYS.leadsOnly }),

@@ -22,8 +22,8 @@ import { LeadCallAccessTrigger } from '../../nodes/LeadCallAccessTrigger/LeadCal
 import type { TrackedCall } from '../../nodes/LeadCallAccessTrigger/calls';
 import type { Position } from '../../nodes/LeadCallAccessTrigger/position';
 import { findNewCalls, findStartCalls } from '../../nodes/LeadCallAccessTrigger/walk';
-import type { CallRecord, Emulator, EmulatorOptions, RecordedRequest } from '../emulator';
-import { DEMO_KEYS, PAGINATION_STYLES, recordingBytes, startEmulator } from '../emulator';
+import type { CallRecord, Emulator, EmulatorOptions, RecordedRequest } from '../../devkit/emulator';
+import { DEMO_KEYS, PAGINATION_STYLES, recordingBytes, startEmulator } from '../../devkit/emulator';
 import type { TestCredentials } from './harness';
 import {
 	PACKAGE,

@@ -8,8 +8,8 @@
 import fc from 'fast-check';
 import type { IDataObject, IWorkflowBase } from 'n8n-workflow';
 
-import type { Emulator } from '../emulator';
-import { startEmulator } from '../emulator';
+import type { Emulator } from '../../devkit/emulator';
+import { startEmulator } from '../../devkit/emulator';
 import { nodeName, run, workflowFrom } from '../engine/fixtures';
 import { account, leadImportProblem, placesContaining } from './support/audit';
 import { anyItemValue, writtenPhone } from './support/arbitraries';

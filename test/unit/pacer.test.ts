@@ -1,4 +1,4 @@
-import { RequestPacer, pacerForKey } from '../../nodes/LeadCallAccess/transport/pacer';
+import { RequestPacer, pacerForKey } from '../../nodes/shared/transport/pacer';
 
 // 60 per minute: 1000 ms apart plus the 2% margin.
 const INTERVAL = 1020;

@@ -1,4 +1,4 @@
-import { nextFromLinkHeader, readPage } from '../../nodes/LeadCallAccess/helpers/pagination';
+import { nextFromLinkHeader, readPage } from '../../nodes/shared/calls/pagination';
 
 describe('readPage', () => {
 	const calls = [{ id: 'a' }, { id: 'b' }];

@@ -3,7 +3,7 @@ import {
 	isRetryableErrorCode,
 	isRetryableStatus,
 	parseRetryAfter,
-} from '../../nodes/LeadCallAccess/transport/retryPolicy';
+} from '../../nodes/shared/transport/retryPolicy';
 
 describe('parseRetryAfter', () => {
 	const now = Date.parse('2026-11-22T10:00:00Z');

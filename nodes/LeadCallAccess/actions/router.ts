@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { VALIDATION_DETAILS } from '../transport/errors';
+import { VALIDATION_DETAILS } from '../../shared/transport/errors';
 import * as call from './call';
 import * as lead from './lead';
 import * as recording from './recording';

@@ -1,4 +1,4 @@
-import { startEmulator } from '../../emulator';
+import { startEmulator } from '../../../devkit/emulator';
 import { placesContaining } from './audit';
 import { keyWithAllScopes } from './keys';
 import type { Operation, OperationRun } from './operations';

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'http';
 import { inspect } from 'util';
 
-import type { Emulator } from '../../emulator';
-import { startEmulator } from '../../emulator';
+import type { Emulator } from '../../../devkit/emulator';
+import { startEmulator } from '../../../devkit/emulator';
 import type { WorkflowSetup } from '../../engine/fixtures';
 import { run, workflowFrom } from '../../engine/fixtures';
 import type { TestCredentials, WorkflowResult } from '../../engine/harness';

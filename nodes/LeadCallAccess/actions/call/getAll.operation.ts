@@ -6,9 +6,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { iterateCallPages } from '../../helpers/callPages';
-import { readQueryParameters, queryParametersField } from '../queryParameters';
-import { optionsCollection, readRequestPolicy } from '../requestOptions';
+import { iterateCallPages } from '../../../shared/calls/callPages';
+import { readQueryParameters, queryParametersField } from '../../../shared/options/queryParameters';
+import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 
 const properties: INodeProperties[] = [
 	{

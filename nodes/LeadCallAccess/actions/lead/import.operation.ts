@@ -7,9 +7,9 @@ import type {
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { normalizeCountryCode, normalizePhone } from '../../helpers/phone';
-import { apiRequest } from '../../transport';
-import { VALIDATION_DETAILS } from '../../transport/errors';
-import { optionsCollection, readRequestPolicy } from '../requestOptions';
+import { apiRequest } from '../../../shared/transport';
+import { VALIDATION_DETAILS } from '../../../shared/transport/errors';
+import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 
 /** UI field -> `LeadImport` field. The body uses the API's snake_case names exactly. */
 const OPTIONAL_FIELDS = {

@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { downloadRecording, fetchRecordingInfo } from '../../helpers/recording';
-import { optionsCollection, readRequestPolicy } from '../requestOptions';
+import { downloadRecording, fetchRecordingInfo } from '../../../shared/recording';
+import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 
 const properties: INodeProperties[] = [
 	{

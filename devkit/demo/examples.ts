@@ -13,7 +13,7 @@ import {
 	type NodeExecutionItem,
 	type ServerRunResult,
 	type WorkflowJson,
-} from '../../test/e2e/harness';
+} from '../n8n';
 import { McpClient } from './mcpClient';
 import type { Session } from './session';
 

@@ -3,7 +3,7 @@
  * Items (a Split Out node) turns the `items` list of the run's input into one item each, so a
  * test chooses the node's input items the way an upstream node would produce them.
  */
-import type { CredentialJson, WorkflowJson } from '../../test/e2e/harness';
+import type { CredentialJson, WorkflowJson } from '../n8n';
 
 export const NODE_NAME = 'Lead & Call Access';
 export const NODE_TYPE = 'n8n-nodes-lead-call-access.leadCallAccess';

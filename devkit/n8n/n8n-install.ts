@@ -1,6 +1,6 @@
 import * as path from 'path';
 
-/** Paths of a complete n8n install in the cache (see scripts/n8n/install.js). */
+/** Paths of a complete n8n install in the cache (see devkit/n8n/install.js). */
 export interface N8nInstall {
 	node24Path: string;
 	n8nBin: string;
@@ -14,11 +14,11 @@ interface InstallModule {
 	NODE_VERSION: string;
 }
 
-export const REPO_DIR = path.resolve(__dirname, '..', '..', '..');
+export const REPO_DIR = path.resolve(__dirname, '..', '..');
 
 // The installer is plain CommonJS so it runs without a build or ts-node; load it untyped.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const installer = require(path.join(REPO_DIR, 'scripts', 'n8n', 'install.js')) as InstallModule;
+const installer = require('./install.js') as InstallModule;
 
 export const N8N_VERSION = installer.N8N_VERSION;
 export const NODE24_VERSION = installer.NODE_VERSION;

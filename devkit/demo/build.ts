@@ -7,8 +7,8 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { packAndInstall, REPO_DIR, type InstalledPackage } from '../../test/e2e/harness';
-import { runProcess } from '../../test/e2e/harness/process';
+import { packAndInstall, REPO_DIR, type InstalledPackage } from '../n8n';
+import { runProcess } from '../n8n/process';
 
 const STATE_DIR = path.join(REPO_DIR, 'node_modules', '.cache', 'n8n-nodes-lead-call-access');
 const MARKER = path.join(STATE_DIR, 'build-inputs.sha256');

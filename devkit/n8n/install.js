@@ -8,7 +8,7 @@
  * some optional native modules try to download prebuilt binaries in install scripts; and the
  * SQLite driver has no prebuilt binary we can fetch, so it is compiled against Node 24 headers.
  *
- * Usage: node scripts/n8n/install.js [--print-env]   (or require() it and call ensureN8n()).
+ * Usage: node devkit/n8n/install.js [--print-env]   (or require() it and call ensureN8n()).
  * Env: LCA_N8N_CACHE overrides the cache folder.
  */
 const { spawn } = require('child_process');

@@ -1,10 +1,10 @@
 import type { IBinaryData, IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { ApiContext, RequestPolicy } from '../transport';
-import { apiRequest, getConnectionSettings } from '../transport';
-import type { SignedDownload } from '../transport/download';
-import { downloadSignedFile } from '../transport/download';
+import type { ApiContext, RequestPolicy } from './transport';
+import { apiRequest, getConnectionSettings } from './transport';
+import type { SignedDownload } from './transport/download';
+import { downloadSignedFile } from './transport/download';
 
 /** Field names under which APIs of this kind return a signed download URL (the spec does not show it). */
 const URL_KEYS = [

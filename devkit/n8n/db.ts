@@ -17,7 +17,7 @@ export interface StoredExecution {
 	data: RunData['data'] | null;
 }
 
-const SCRIPT = path.join(REPO_DIR, 'scripts', 'n8n', 'db-query.js');
+const SCRIPT = path.join(__dirname, 'db-query.js');
 
 /** The sqlite3 addon in the cache is built for Node 24, so queries run in a Node 24 child. */
 async function query<T>(sandbox: N8nSandbox, args: string[]): Promise<T> {

@@ -9,15 +9,6 @@ export {
 } from './n8n-install';
 export { createN8nSandbox, runN8nCli, type N8nSandbox, type SandboxOptions } from './sandbox';
 export { packAndInstall, type InstalledPackage } from './pack';
-export {
-	executeWorkflow,
-	importCredential,
-	importWorkflow,
-	newWorkflowId,
-	parseExecuteOutput,
-	runWorkflow,
-	type ExecuteResult,
-} from './cli';
 export { readDatabaseText, readStoredExecutions, type StoredExecution } from './db';
 export {
 	N8nServer,

@@ -11,8 +11,8 @@ import {
 	type CredentialJson,
 	type N8nSandbox,
 	type N8nServer,
-} from '../../test/e2e/harness';
-import { startEmulator, type Emulator, type EmulatorOptions } from '../../test/emulator';
+} from '../n8n';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../emulator';
 import { buildAndInstall } from './build';
 
 export const CREDENTIAL_TYPE = 'leadCallAccessApi';

@@ -8,8 +8,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-import { N8N_VERSION } from '../../test/e2e/harness';
-import { DEMO_KEYS } from '../../test/emulator';
+import { N8N_VERSION } from '../n8n';
+import { DEMO_KEYS } from '../emulator';
 import {
 	exampleCredential,
 	EXAMPLE_FILES,
