@@ -10,7 +10,7 @@ module.exports = {
 		'^.+\\.ts$': ['ts-jest', { tsconfig: { isolatedModules: true, sourceMap: true } }],
 	},
 	testMatch: ['<rootDir>/test/**/*.test.ts'],
-	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
+	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/', '<rootDir>/test/ui/'],
 	// dist/ holds a copy of package.json (tsc includes it); keep jest's module map to the sources.
 	modulePathIgnorePatterns: ['<rootDir>/dist/'],
 	testTimeout: 60_000,

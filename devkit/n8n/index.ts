@@ -12,6 +12,7 @@ export { packAndInstall, type InstalledPackage } from './pack';
 export { readDatabaseText, readStoredExecutions, type StoredExecution } from './db';
 export {
 	N8nServer,
+	OWNER,
 	startN8nServer,
 	toWebhookWorkflow,
 	type CredentialTestResult,

@@ -7,7 +7,8 @@ import { readStoredExecutions, type StoredExecution } from './db';
 import type { N8nSandbox } from './sandbox';
 import type { CredentialJson, RunData, WorkflowJson } from './types';
 
-const OWNER = {
+/** The owner every harness n8n is set up with (the editor test signs in as this user). */
+export const OWNER = {
 	email: 'e2e-owner@example.com',
 	firstName: 'E2E',
 	lastName: 'Owner',

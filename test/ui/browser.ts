@@ -1,0 +1,58 @@
+/**
+ * Chromium for the editor test: Debian's package (installed with apt-get when missing), driven by
+ * playwright-core. No browser is ever downloaded by npm or Playwright.
+ */
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+import { REPO_DIR } from '../../devkit/n8n';
+
+const DEBIAN_CHROMIUM = '/usr/bin/chromium';
+
+/** CHROMIUM_PATH, else Debian's chromium, installed with apt-get when it is missing. */
+export function chromiumPath(log: (message: string) => void): string {
+	const configured = process.env.CHROMIUM_PATH;
+	if (configured) return configured;
+	if (!fs.existsSync(DEBIAN_CHROMIUM)) {
+		log('chromium is missing: apt-get install -y chromium');
+		for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'chromium']]) {
+			const result = spawnSync('apt-get', args, {
+				stdio: 'inherit',
+				env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+			});
+			if (result.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed`);
+		}
+	}
+	return DEBIAN_CHROMIUM;
+}
+
+export async function launchChromium(log: (message: string) => void): Promise<Browser> {
+	return await chromium.launch({
+		executablePath: chromiumPath(log),
+		// Root in a container: Chromium's sandbox needs user namespaces it may not get.
+		args: ['--no-sandbox', '--disable-dev-shm-usage'],
+	});
+}
+
+/**
+ * Where screenshots go: docs/images/ (tracked, shown in the README) only when
+ * LCA_UPDATE_SCREENSHOTS=1, so ordinary and CI runs never modify tracked files.
+ */
+export function screenshotDir(): string {
+	const dir =
+		process.env.LCA_UPDATE_SCREENSHOTS === '1'
+			? path.join(REPO_DIR, 'docs', 'images')
+			: path.join(os.tmpdir(), 'lead-call-access-ui');
+	fs.mkdirSync(dir, { recursive: true });
+	return dir;
+}
+
+/** A PNG of the viewport; on failure the test also keeps the page's HTML beside it. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+	const file = path.join(screenshotDir(), `${name}.png`);
+	await page.screenshot({ path: file });
+	return file;
+}

@@ -1,0 +1,231 @@
+/**
+ * The n8n editor (2.40.7, `n8n start`) with the package installed from its tarball, driven in
+ * Chromium the way a user works: find the node, add Import Lead, create the credential, run five
+ * leads with the error output, pick a call in Get Recording. Selectors are n8n's data-test-id
+ * attributes and visible texts; every wait is on a selector, never a fixed sleep.
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import type { Browser, Locator, Page } from 'playwright-core';
+
+import { openSession, type Session } from '../../devkit/demo/session';
+import { DEMO_KEYS } from '../../devkit/emulator';
+import { OWNER } from '../../devkit/n8n';
+import { launchChromium, screenshot, screenshotDir } from './browser';
+
+/** The editor is slow on a busy 2-core machine: wait long for anything to appear. */
+const UI_TIMEOUT = 60_000;
+const UNKNOWN_KEY = `pf_live_${'U'.repeat(43)}`;
+const TRIGGER_NODE = 'When clicking ‘Execute workflow’';
+const LEADS_NODE = 'Five leads';
+const IMPORT_NODE = 'Import a lead';
+
+/** Five leads; the service rejects "12345" (not E.164) with a 422 naming phone_e164. */
+const FIVE_LEADS = [
+	{ name: 'Ada Lovelace', phone: '+14155552671' },
+	{ name: 'Alan Turing', phone: '+442079460958' },
+	{ name: 'Grace Hopper', phone: '12345' },
+	{ name: 'Edsger Dijkstra', phone: '+31201234567' },
+	{ name: 'Barbara Liskov', phone: '+16175550123' },
+];
+
+let session: Session;
+let browser: Browser;
+let page: Page;
+let workflowId: string;
+
+const log = (message: string) => process.stderr.write(`[ui] ${message}\n`);
+const byTestId = (id: string, root: Page | Locator = page) =>
+	root.locator(`[data-test-id="${id}"]`);
+
+/** Node icons are images: wait for them before a screenshot. */
+async function imagesLoaded() {
+	await page.waitForFunction(
+		'Array.from(document.images).every((image) => image.complete && image.naturalWidth > 0)',
+	);
+}
+
+async function debugDump(name: string) {
+	const file = await screenshot(page, `debug-${name}`);
+	fs.writeFileSync(file.replace(/\.png$/, '.html'), await page.content());
+	const ids: string[] = await page.evaluate(
+		`Array.from(document.querySelectorAll('[data-test-id]')).filter((e) => e.offsetParent !== null).map((e) => e.tagName + ' ' + e.getAttribute('data-test-id') + ' | ' + (e.textContent || '').slice(0, 80).replace(/\\n/g, ' '))`,
+	);
+	fs.writeFileSync(file.replace(/\.png$/, '.ids'), ids.join('\n'));
+}
+
+/** Runs one step; on failure keeps a screenshot and the page's HTML to look at. */
+async function step<T>(name: string, fn: () => Promise<T>): Promise<T> {
+	try {
+		return await fn();
+	} catch (error) {
+		const file = await screenshot(page, `failed-${name}`).catch(() => '');
+		if (file) fs.writeFileSync(file.replace(/\.png$/, '.html'), await page.content());
+		log(`step "${name}" failed; see ${file}`);
+		throw error;
+	}
+}
+
+function fiveLeadsWorkflow() {
+	const code = `return ${JSON.stringify(FIVE_LEADS, null, 2)}.map((json) => ({ json }));`;
+	return {
+		name: 'Import five leads',
+		settings: {},
+		active: false,
+		nodes: [
+			{
+				id: 'trigger',
+				name: TRIGGER_NODE,
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				id: 'leads',
+				name: LEADS_NODE,
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				position: [220, 0],
+				parameters: { jsCode: code },
+			},
+		],
+		connections: {
+			[TRIGGER_NODE]: { main: [[{ node: LEADS_NODE, type: 'main', index: 0 }]] },
+		},
+	};
+}
+
+beforeAll(async () => {
+	session = await openSession({ log, emulator: { rateLimit: false } });
+	({ id: workflowId } = await session.server.rest<{ id: string }>(
+		'POST',
+		'/workflows',
+		fiveLeadsWorkflow(),
+	));
+	browser = await launchChromium(log);
+	page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+	page.setDefaultTimeout(UI_TIMEOUT);
+	log(`screenshots: ${screenshotDir()}`);
+});
+
+afterAll(async () => {
+	await browser?.close();
+	await session?.close();
+});
+
+test('signs in as the owner', async () => {
+	await step('sign-in', async () => {
+		await page.goto(`${session.server.baseUrl}/signin`);
+		await byTestId('emailOrLdapLoginId').locator('input').fill(OWNER.email);
+		await byTestId('password').locator('input').fill(OWNER.password);
+		await byTestId('form-submit-button').click();
+		await page.waitForURL((url) => !url.pathname.startsWith('/signin'));
+	});
+});
+
+test('the nodes panel finds the node and the trigger when searching "lead"', async () => {
+	await step('nodes-panel', async () => {
+		await page.goto(`${session.server.baseUrl}/workflow/${workflowId}`);
+		const leadsNode = byTestId('canvas-node').filter({ hasText: LEADS_NODE });
+		await leadsNode.waitFor();
+		// The "+" on the Code node's output opens the nodes panel to add the next step.
+		await leadsNode.locator('[data-test-id="canvas-handle-plus"]').click();
+		await byTestId('node-creator-search-bar').fill('lead');
+		const entry = byTestId('node-creator-item-name').filter({ hasText: /^Lead & Call Access$/ });
+		await entry.first().waitFor();
+		await imagesLoaded();
+		await screenshot(page, 'nodes-panel-search');
+
+		// n8n groups the action node and the trigger of one package under one entry.
+		await entry.first().click();
+		for (const action of ['Import a lead', 'Get many calls', 'Get a recording']) {
+			await byTestId('node-creator-item-name').filter({ hasText: action }).waitFor();
+		}
+		// Opened from a node's output, the trigger is listed folded: unfold it to see it.
+		await byTestId('node-creator-category-item').filter({ hasText: 'Triggers (1)' }).click();
+		await page.locator('[is-trigger="true"] [data-test-id="node-creator-item-name"]').waitFor();
+		await byTestId('node-creator-item-name').filter({ hasText: 'Import a lead' }).click();
+	});
+});
+
+test('Import Lead: the credential dialog reports a good key, a 401 key and a leads-only key', async () => {
+	const ndv = byTestId('ndv');
+	const modal = byTestId('editCredential-modal');
+	const apiKey = byTestId('parameter-input-apiKey', modal).locator('input');
+	const save = byTestId('credential-save-button', modal);
+
+	await step('credential-401', async () => {
+		await byTestId('node-credentials-empty-state', ndv).click();
+		await byTestId('parameter-input-baseUrl', modal)
+			.locator('input')
+			.fill(session.emulator.baseUrl);
+		await apiKey.fill(UNKNOWN_KEY);
+		await save.click();
+		await modal.getByText('Couldn’t connect with these settings').waitFor();
+		await modal.getByText('More details').click();
+		await modal.getByText('API key missing or invalid (401)').waitFor();
+		await screenshot(page, 'credential-test-401');
+	});
+	await step('credential-leads-only', async () => {
+		await apiKey.fill(DEMO_KEYS.leadsOnly);
+		await save.click();
+		await modal.getByText(/calls:read/).waitFor();
+		await screenshot(page, 'credential-test-leads-only');
+	});
+	await step('credential-good', async () => {
+		await apiKey.fill(DEMO_KEYS.full);
+		await save.click();
+		// A credential that passes its test closes the dialog; open it again to see the result.
+		await modal.waitFor({ state: 'hidden' });
+		await byTestId('credential-edit-button', ndv).click();
+		await byTestId('credentials-config-container-test-success', modal).waitFor();
+		await screenshot(page, 'credential-test');
+		await modal.getByRole('button', { name: 'Close this dialog' }).click();
+		await modal.waitFor({ state: 'hidden' });
+	});
+});
+
+test('Import Lead: five leads with "Continue (using error output)": the 422 item on the error branch', async () => {
+	const ndv = byTestId('ndv');
+	await step('import-lead-parameters', async () => {
+		const phone = byTestId('parameter-item', ndv).filter({ hasText: 'Phone (E.164)' });
+		await phone.hover();
+		await byTestId('radio-button-expression', phone).click();
+		const expression = phone.locator('.cm-content');
+		// fill() inserts the text at once, so the editor's bracket auto-closing does not add "}}".
+		await expression.fill('{{ $json.phone }}');
+		expect(await expression.textContent()).toBe('{{ $json.phone }}');
+		await byTestId('collection-parameter-add', ndv).last().click();
+		await byTestId('collection-parameter-option').filter({ hasText: 'Validate Phone' }).click();
+		// Off: the service judges the numbers, so "12345" gets the service's own 422.
+		await byTestId('parameter-input-validatePhone', ndv).locator('.el-switch').click();
+		await imagesLoaded();
+		await screenshot(page, 'import-lead-parameters');
+	});
+	await step('on-error-setting', async () => {
+		await byTestId('tab-settings', ndv).click();
+		await byTestId('parameter-input-onError', ndv).click();
+		await page
+			.locator('.el-select-dropdown__item')
+			.filter({ hasText: 'Continue (using error output)' })
+			.click();
+		await byTestId('ndv-close-button').click();
+	});
+	await step('error-branch', async () => {
+		await byTestId('execute-workflow-button').click();
+		// The NDV follows the run: open it at once and wait for the branches to fill.
+		await byTestId('canvas-node').filter({ hasText: IMPORT_NODE }).dblclick();
+		const output = byTestId('output-panel', ndv);
+		await byTestId('tab-0', output).filter({ hasText: 'Success Branch (4 items)' }).waitFor();
+		await byTestId('tab-1', output).filter({ hasText: 'Error Branch (1 item)' }).click();
+		await byTestId('radio-button-json', output).click();
+		const data = byTestId('ndv-data-container', output);
+		// The service's 422, paired to its item: message naming the field, and the detail entries.
+		await data.getByText(/The API rejected the lead \(422\): phone_e164/).first().waitFor();
+		await data.getByText('"details"', { exact: false }).first().waitFor();
+		await data.getByText('"value_error"', { exact: false }).first().waitFor();
+		await screenshot(page, 'error-output-422');
+	});
+});
+});
