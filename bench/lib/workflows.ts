@@ -5,23 +5,17 @@
 import { randomUUID } from 'crypto';
 
 import type { CredentialJson, WorkflowJson } from '../../devkit/n8n';
+import {
+	NODE_TYPE as OUR_NODE,
+	credentialJson,
+	credentialRef,
+	leads,
+	parameters,
+} from '../../devkit/workflows';
 
 type WorkflowNode = WorkflowJson['nodes'][number];
 
-export const OUR_NODE = 'n8n-nodes-lead-call-access.leadCallAccess';
-
-export interface Lead {
-	phone: string;
-	name: string;
-}
-
-/** `count` distinct E.164 numbers; `offset` keeps the leads of concurrent runs apart. */
-export function makeLeads(count: number, offset = 0): Lead[] {
-	return Array.from({ length: count }, (_, index) => ({
-		phone: `+1415${String(2_000_000 + offset + index).padStart(7, '0')}`,
-		name: `Bench Lead ${offset + index}`,
-	}));
-}
+export const makeLeads = leads;
 
 export function ourCredential(
 	id: string,
@@ -29,16 +23,7 @@ export function ourCredential(
 	apiKey: string,
 	requestsPerMinute: number,
 ): CredentialJson {
-	return {
-		id,
-		name: `Bench ${id}`,
-		type: 'leadCallAccessApi',
-		data: { baseUrl, apiKey, requestsPerMinute },
-	};
-}
-
-function credentialRef(credential: CredentialJson) {
-	return { leadCallAccessApi: { id: credential.id, name: credential.name } };
+	return credentialJson(id, { baseUrl, apiKey, requestsPerMinute }, `Bench ${id}`);
 }
 
 /** The leads arrive in the webhook body; Split Out turns them into one item each. */
@@ -60,13 +45,7 @@ export function ourImportNode(credential: CredentialJson): WorkflowNode {
 		type: OUR_NODE,
 		typeVersion: 1,
 		position: [400, 0],
-		parameters: {
-			resource: 'lead',
-			operation: 'import',
-			phoneE164: '={{ $json.phone }}',
-			additionalFields: { name: '={{ $json.name }}' },
-			options: {},
-		},
+		parameters: parameters.importLead(),
 		credentials: credentialRef(credential),
 	};
 }
@@ -124,7 +103,7 @@ export function listCallsNode(credential: CredentialJson, returnAll: boolean): W
 		type: OUR_NODE,
 		typeVersion: 1,
 		position: [200, 0],
-		parameters: { resource: 'call', operation: 'getAll', returnAll, limit: 100, options: {} },
+		parameters: parameters.listCalls(returnAll, 100),
 		credentials: credentialRef(credential),
 	};
 }
@@ -149,14 +128,7 @@ export function getRecordingNode(credential: CredentialJson, callId: string): Wo
 		type: OUR_NODE,
 		typeVersion: 1,
 		position: [200, 0],
-		parameters: {
-			resource: 'recording',
-			operation: 'get',
-			callId,
-			download: true,
-			binaryPropertyName: 'data',
-			options: {},
-		},
+		parameters: parameters.getRecording(callId, true),
 		credentials: credentialRef(credential),
 	};
 }

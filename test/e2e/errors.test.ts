@@ -6,11 +6,11 @@
 import { openSession, type Session } from '../../devkit/demo/session';
 import {
 	NODE_NAME,
-	importLeadParameters as importLead,
+	parameters,
 	nodeWorkflow,
 	pairedLookupNode,
 	withItems,
-} from '../../devkit/demo/workflows';
+} from '../../devkit/workflows';
 import {
 	nodeOutput,
 	readDatabaseText,
@@ -18,6 +18,8 @@ import {
 	type NodeExecutionItem,
 } from '../../devkit/n8n';
 import { DEMO_KEYS } from '../../devkit/emulator';
+
+const importLead = parameters.importLead;
 
 jest.setTimeout(120_000);
 

@@ -7,12 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { openSession, type Session } from '../../devkit/demo/session';
-import {
-	NODE_NAME,
-	importLeadParameters as importLead,
-	nodeWorkflow,
-	withItems,
-} from '../../devkit/demo/workflows';
+import { NODE_NAME, leads, parameters, nodeWorkflow, withItems } from '../../devkit/workflows';
 import {
 	nodeOutput,
 	readDatabaseText,
@@ -28,6 +23,8 @@ import {
 	type PaginationStyle,
 	type RecordedRequest,
 } from '../../devkit/emulator';
+
+const importLead = parameters.importLead;
 
 jest.setTimeout(120_000);
 
@@ -57,11 +54,6 @@ beforeEach(() => {
 });
 
 const full = () => session.credential('full', { apiKey: DEMO_KEYS.full });
-const leads = (count: number, from = 0) =>
-	Array.from({ length: count }, (_, i) => ({
-		phone: `+1415555${String(1000 + from + i).padStart(4, '0')}`,
-		name: `Lead ${from + i}`,
-	}));
 async function until(condition: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (!(await condition())) {

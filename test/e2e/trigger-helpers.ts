@@ -30,10 +30,11 @@ import {
 	type EmulatorOptions,
 	type RecordedRequest,
 } from '../../devkit/emulator';
+import { CREDENTIAL_TYPE, TRIGGER_TYPE } from '../../devkit/workflows';
 
-export const TRIGGER_TYPE = 'n8n-nodes-lead-call-access.leadCallAccessTrigger';
+export { TRIGGER_TYPE };
+
 export const TRIGGER_NAME = 'On New Call';
-const CREDENTIAL_TYPE = 'leadCallAccessApi';
 
 /**
  * Poll Times that never come up during a run (00:00:00 on 1 January): every poll is then one

@@ -26,7 +26,6 @@ import type { CallRecord, Emulator, EmulatorOptions, RecordedRequest } from '../
 import { DEMO_KEYS, PAGINATION_STYLES, recordingBytes, startEmulator } from '../../devkit/emulator';
 import type { TestCredentials } from './harness';
 import {
-	PACKAGE,
 	TRIGGER_TYPE,
 	additionalDataFor,
 	binaryBuffer,
@@ -34,6 +33,7 @@ import {
 	registerNodeType,
 	runWorkflow,
 } from './harness';
+import { PACKAGE_NAME } from '../../devkit/workflows';
 
 registerNodeType(TRIGGER_TYPE, new LeadCallAccessTrigger());
 
@@ -402,7 +402,7 @@ describe('example workflow', () => {
 		const path = join(__dirname, '..', '..', 'examples', 'new-call-recording.json');
 		const example = JSON.parse(readFileSync(path, 'utf8')) as IWorkflowBase;
 		// Only this package's nodes are loaded here; writing the file is n8n's own node.
-		example.nodes = example.nodes.filter((node) => node.type.startsWith(`${PACKAGE}.`));
+		example.nodes = example.nodes.filter((node) => node.type.startsWith(`${PACKAGE_NAME}.`));
 		example.connections['Get Recording'] = { main: [[], []] };
 
 		const result = await runWorkflow(example, {
