@@ -58,50 +58,62 @@ export interface NodeWorkflowOptions {
 	settings?: Record<string, unknown>;
 }
 
-function sourceNodes(source: Source, items: Array<Record<string, unknown>> = [{}]): WorkflowNode[] {
-	if (source === 'items') {
-		return [
-			{
-				name: 'Items',
-				type: TEST_ITEMS_TYPE,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { items: JSON.stringify(items) },
-			},
-		];
-	}
+/** A Webhook that runs the workflow on a POST and answers with the last node's first item. */
+export function webhookTrigger(): WorkflowNode {
 	const hookPath = randomUUID();
-	const trigger: WorkflowNode =
-		source === 'manual'
-			? {
+	return {
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: hookPath,
+		parameters: {
+			httpMethod: 'POST',
+			path: hookPath,
+			responseMode: 'lastNode',
+			responseData: 'firstEntryJson',
+			options: {},
+		},
+	};
+}
+
+/** Split Out: one item per entry of the trigger's `body.items`. */
+export function splitOutItems(): WorkflowNode {
+	return {
+		name: 'Items',
+		type: 'n8n-nodes-base.splitOut',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: { fieldToSplitOut: 'body.items', include: 'noOtherFields', options: {} },
+	};
+}
+
+function sourceNodes(source: Source, items: Array<Record<string, unknown>> = [{}]): WorkflowNode[] {
+	switch (source) {
+		case 'items':
+			return [
+				{
+					name: 'Items',
+					type: TEST_ITEMS_TYPE,
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: { items: JSON.stringify(items) },
+				},
+			];
+		case 'manual':
+			return [
+				{
 					name: 'Start',
 					type: 'n8n-nodes-base.manualTrigger',
 					typeVersion: 1,
 					position: [0, 0],
 					parameters: {},
-				}
-			: {
-					name: 'Webhook',
-					type: 'n8n-nodes-base.webhook',
-					typeVersion: 2,
-					position: [0, 0],
-					webhookId: hookPath,
-					parameters: {
-						httpMethod: 'POST',
-						path: hookPath,
-						responseMode: 'lastNode',
-						responseData: 'firstEntryJson',
-						options: {},
-					},
-				};
-	const splitOut: WorkflowNode = {
-		name: 'Items',
-		type: 'n8n-nodes-base.splitOut',
-		typeVersion: 1,
-		position: [220, 0],
-		parameters: { fieldToSplitOut: 'body.items', include: 'noOtherFields', options: {} },
-	};
-	return [trigger, splitOut];
+				},
+				splitOutItems(),
+			];
+		case 'webhook':
+			return [webhookTrigger(), splitOutItems()];
+	}
 }
 
 /** Nodes in a chain, each feeding the next on its first output. */

@@ -2,15 +2,17 @@
  * Workflow builders. Every bench workflow starts with a Webhook node (the server runs it on a
  * POST and answers when the last node finishes), so one long-lived n8n runs them all.
  */
-import { randomUUID } from 'crypto';
-
 import type { CredentialJson, WorkflowJson } from '../../devkit/n8n';
 import {
 	NODE_TYPE as OUR_NODE,
+	chainWorkflow,
 	credentialJson,
 	credentialRef,
 	leads,
 	parameters,
+	splitOutItems,
+	webhookPath,
+	webhookTrigger,
 } from '../../devkit/workflows';
 
 type WorkflowNode = WorkflowJson['nodes'][number];
@@ -24,19 +26,6 @@ export function ourCredential(
 	requestsPerMinute: number,
 ): CredentialJson {
 	return credentialJson(id, { baseUrl, apiKey, requestsPerMinute }, `Bench ${id}`);
-}
-
-/** The leads arrive in the webhook body; Split Out turns them into one item each. */
-function leadSource(): WorkflowNode[] {
-	return [
-		{
-			name: 'Split Out',
-			type: 'n8n-nodes-base.splitOut',
-			typeVersion: 1,
-			position: [200, 0],
-			parameters: { fieldToSplitOut: 'body.leads', include: 'noOtherFields', options: {} },
-		},
-	];
 }
 
 export function ourImportNode(credential: CredentialJson): WorkflowNode {
@@ -139,45 +128,21 @@ export interface BuiltWorkflow {
 }
 
 /**
- * Webhook -> nodes, in a chain. The webhook answers with the last node's first item only, so
- * the response size (and the work of sending it) stays the same whatever the item count.
- * `saveSuccess: false` keeps n8n from writing big successful executions to its database,
- * which would add the same cost to every client and only blur the comparison.
+ * Webhook -> nodes, in a chain (with `splitLeads`, the POST body's `items` become one item each).
+ * The webhook answers with the last node's first item only, so the response size (and the work
+ * of sending it) stays the same whatever the item count. `saveSuccess: false` keeps n8n from
+ * writing big successful executions to its database, which would add the same cost to every
+ * client and only blur the comparison.
  */
 export function chain(
 	name: string,
 	nodes: WorkflowNode[],
 	options: { splitLeads?: boolean; saveSuccess?: boolean } = {},
 ): BuiltWorkflow {
-	const hookPath = randomUUID();
-	const trigger: WorkflowNode = {
-		name: 'Webhook',
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		position: [0, 0],
-		webhookId: hookPath,
-		parameters: {
-			httpMethod: 'POST',
-			path: hookPath,
-			responseMode: 'lastNode',
-			responseData: 'firstEntryJson',
-			options: {},
-		},
-	};
-	const all = [trigger, ...(options.splitLeads ? leadSource() : []), ...nodes];
-	const connections: Record<string, unknown> = {};
-	for (let index = 0; index < all.length - 1; index++) {
-		connections[all[index].name] = {
-			main: [[{ node: all[index + 1].name, type: 'main', index: 0 }]],
-		};
-	}
-	return {
-		hookPath,
-		workflow: {
-			name,
-			nodes: all.map((node, index) => ({ ...node, id: String(index + 1) })),
-			connections,
-			settings: options.saveSuccess === false ? { saveDataSuccessExecution: 'none' } : {},
-		},
-	};
+	const workflow = chainWorkflow(
+		name,
+		[webhookTrigger(), ...(options.splitLeads ? [splitOutItems()] : []), ...nodes],
+		options.saveSuccess === false ? { saveDataSuccessExecution: 'none' } : {},
+	);
+	return { workflow, hookPath: webhookPath(workflow) };
 }
