@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { CREDENTIAL_TEST, testCredential } from '../shared/credentialTest';
 import { queryParametersField } from '../shared/options/queryParameters';
 import { optionsCollection } from '../shared/options/requestOptions';
 import { DEFAULT_MAX_CALLS_PER_POLL, pollCalls } from './poll';
@@ -49,7 +50,7 @@ export class LeadCallAccessTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'leadCallAccessApi', required: true }],
+		credentials: [{ name: 'leadCallAccessApi', required: true, testedBy: 'leadCallAccessApiTest' }],
 		properties: [
 			{
 				displayName:
@@ -78,6 +79,9 @@ export class LeadCallAccessTrigger implements INodeType {
 			optionsCollection(triggerOptions),
 		],
 	};
+
+	// n8n takes the credential test from whichever node using the credential it finds first.
+	methods = { credentialTest: { [CREDENTIAL_TEST]: testCredential } };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		return await pollCalls.call(this);

@@ -216,28 +216,35 @@ describe('the credential test, as the editor runs it', () => {
 		return await session.server.testCredential(credential);
 	}
 
-	test('a good key: OK, after one read-only request', async () => {
+	const PROBES = [
+		['GET', '/v1/calls', { limit: '1' }],
+		['POST', '/v1/leads', {}],
+		['GET', '/v1/calls/n8n-credential-test-no-such-call/recording', {}],
+	];
+
+	test('a good key: OK with its three scopes, one harmless request per scope, nothing created', async () => {
 		expect(await testCredential(DEMO_KEYS.full)).toEqual({
 			status: 'OK',
-			message: 'Connection successful!',
+			message: 'Valid API key with scopes: calls:read, leads:write, recordings:read',
 		});
-		expect(session.emulator.requests.map((r) => [r.method, r.path, r.query])).toEqual([
-			['GET', '/v1/calls', { limit: '1' }],
-		]);
-		expect(session.emulator.requests[0].headers.authorization).toBe(`Bearer ${DEMO_KEYS.full}`);
+		expect(session.emulator.requests.map((r) => [r.method, r.path, r.query])).toEqual(PROBES);
+		expect(statuses()).toEqual([200, 404, 422]);
+		expect(session.emulator.leads.size).toBe(0);
+		for (const request of session.emulator.requests) {
+			expect(request.headers.authorization).toBe(`Bearer ${DEMO_KEYS.full}`);
+		}
 	});
 
-	test('an unknown key (401) and a key without calls:read (403) are told apart', async () => {
+	test('a key with only leads:write is valid and told which scopes it lacks; an unknown key (401) is not', async () => {
+		expect(await testCredential(DEMO_KEYS.leadsOnly)).toEqual({
+			status: 'OK',
+			message:
+				'Valid API key with scopes: leads:write. Missing: calls:read (needed by Get Many Calls and the trigger), recordings:read (needed by Get Recording)',
+		});
 		const unauthorized = await testCredential(UNKNOWN_KEY);
 		expect(unauthorized.status).toBe('Error');
-		expect(unauthorized.message).toMatch(/^API key missing or invalid \(401\)/);
-		const forbidden = await testCredential(DEMO_KEYS.leadsOnly);
-		expect(forbidden.status).toBe('Error');
-		expect(forbidden.message).toMatch(
-			/^The API key is valid but lacks the scope calls:read \(403\)/,
-		);
-		// n8n's credential tester itself retries a 401 once (it assumes an expired token).
-		expect(statuses()).toEqual([401, 401, 403]);
+		expect(unauthorized.message).toMatch(/^The API key is invalid or revoked \(401\)/);
+		expect(statuses()).toEqual([401, 403, 403, 422]);
 	});
 
 	test('a malformed key or a non-https Base URL: a clear error, no request, no key in it', async () => {

@@ -145,7 +145,7 @@ function toApiResponse(raw: {
 }
 
 /** Network-level failure: no HTTP answer at all. */
-function networkFailure(error: unknown): { code: string; message: string } {
+export function networkFailure(error: unknown): { code: string; message: string } {
 	const cause = (error as { cause?: unknown }).cause ?? error;
 	const { code, message } = cause as { code?: string; message?: string };
 	const text = String(message ?? '');
@@ -159,7 +159,7 @@ function networkFailure(error: unknown): { code: string; message: string } {
 	return { code: resolvedCode, message: text };
 }
 
-function describeNetworkFailure(code: string, origin: string, timeoutMs: number): string {
+export function describeNetworkFailure(code: string, origin: string, timeoutMs: number): string {
 	if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || code === 'ESOCKETTIMEDOUT') {
 		return `The API at ${origin} did not answer within ${Math.round(timeoutMs / 1000)} s`;
 	}
