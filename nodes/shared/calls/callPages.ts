@@ -32,7 +32,7 @@ export interface CallPage {
 }
 
 /** What a walk through the list remembers to decide where it goes next. */
-interface WalkState {
+export interface WalkState {
 	/** Calls listed so far, counting from offset 0 (for lists paged by `offset` alone). */
 	listed: number;
 	/** Requests already made, so a list that points back to itself ends instead of looping. */
@@ -90,9 +90,13 @@ export async function* iterateCallPages(
 	const state = startState(options.from);
 	let maxPageSize = MAX_PAGE_SIZE;
 	let next: NextPage = options.from;
+	let pageLimit = MAX_PAGE_SIZE;
 
 	for (;;) {
-		const limit = Math.max(1, Math.min(maxPageSize, options.wanted()));
+		// Page numbers count in pages of the first request's size: keep it for the whole walk.
+		const byPageNumber = next !== undefined && 'query' in next && 'page' in next.query;
+		const limit = byPageNumber ? pageLimit : Math.max(1, Math.min(maxPageSize, options.wanted()));
+		pageLimit = limit;
 		let response;
 		try {
 			response = await apiRequest.call(
