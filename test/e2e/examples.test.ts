@@ -108,9 +108,9 @@ describe('import-leads-from-csv.json', () => {
 		// n8n merges the input row into each error item, so the next node sees the CSV columns.
 		const [first] = nodeOutput(result.run.run, 'Import Lead', 1);
 		expect(first.json).toMatchObject({ name: 'Linus Pauling', campaign: 'trade-show' });
-		expect(first.json.details).toEqual([
-			expect.objectContaining({ loc: ['body', 'phone_e164'], type: 'value_error' }),
-		]);
+		expect(first.json.message).toEqual({
+			details: [expect.objectContaining({ loc: ['body', 'phone_e164'], type: 'value_error' })],
+		});
 	});
 
 	test('a rejected row spends no request; each good row exactly one', () => {

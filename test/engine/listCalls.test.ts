@@ -133,9 +133,10 @@ describe('List Calls parameters and items', () => {
 			credentials(),
 		);
 		expect(result.errors[0].error).toMatch(/^The API rejected the request \(422\): direction: /);
-		expect(result.errors[0].details).toEqual([
-			expect.objectContaining({ loc: ['query', 'direction'] }),
-		]);
+		expect(result.errors[0].message).toEqual({
+			httpCode: '422',
+			details: [expect.objectContaining({ loc: ['query', 'direction'] })],
+		});
 	});
 
 	test('403 names the calls:read scope', async () => {

@@ -28,7 +28,7 @@ export interface ApiResponse {
 	raw: Buffer;
 }
 
-/** Where a 422 detail array travels to the item's error output (`json.details`). */
+/** Where a 422 detail array travels to the error item (`json.message.details`, see the router). */
 export const VALIDATION_DETAILS = 'validationDetails';
 
 function isValidationIssue(value: unknown): value is ValidationIssue {
