@@ -108,6 +108,8 @@ export interface TestCredentials {
 	baseUrl: string;
 	apiKey: string;
 	requestsPerMinute?: number;
+	/** The credential's hidden window of the rate budget (default 60 s): short in tests. */
+	rateWindowSeconds?: number;
 }
 
 export function additionalDataFor(
