@@ -54,7 +54,13 @@ test('two executions at once on two workers: every lead imported exactly once, 4
 		id: 'queue',
 		name: 'Lead & Call Access (queue)',
 		type: CREDENTIAL_TYPE,
-		data: { baseUrl: api.baseUrl, apiKey: DEMO_KEYS.full, requestsPerMinute: REQUESTS_PER_MINUTE },
+		data: {
+			baseUrl: api.baseUrl,
+			apiKey: DEMO_KEYS.full,
+			requestsPerMinute: REQUESTS_PER_MINUTE,
+			// Hidden field: the credential's budget window, as short as the server's.
+			rateWindowSeconds: LIMIT.windowMs / 1000,
+		},
 	};
 	await n8n.main.createCredential(credential);
 	const hookPath = `queue-${Date.now()}`;
