@@ -26,3 +26,10 @@ export {
 	type TaskData,
 	type WorkflowJson,
 } from './types';
+export {
+	startN8nQueue,
+	type N8nQueue,
+	type N8nWorker,
+	type QueueExecution,
+	type QueueOptions,
+} from './queue';
