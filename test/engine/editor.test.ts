@@ -59,6 +59,56 @@ describe('Get Recording Call field', () => {
 	});
 });
 
+describe('Import Lead Legal Basis', () => {
+	const { emulator, credentials } = useEmulator({ seedCalls: 0 });
+	const sentLegalBasis = () =>
+		emulator()
+			.requests.filter((request) => request.path === '/v1/leads')
+			.map((request) => JSON.parse(request.body).legal_basis);
+
+	test.each([
+		[1, 'a plain text value (version 1)', 'consent', 'consent'],
+		[
+			2,
+			'a suggestion (From List)',
+			{ __rl: true, mode: 'list', value: 'public_task' },
+			'public_task',
+		],
+		[2, 'free text (Custom)', { __rl: true, mode: 'custom', value: 'crm_opt_in' }, 'crm_opt_in'],
+		[2, 'an expression', { __rl: true, mode: 'custom', value: '={{ $json.basis }}' }, 'contract'],
+		[2, 'a plain text value saved by version 1', 'vital_interests', 'vital_interests'],
+	])('version %i sends %s', async (version, _what, legalBasis, sent) => {
+		const workflow = workflowFrom('importLeads', {
+			items: [{ phone: '+14155552671', basis: 'contract' }],
+			parameters: { additionalFields: { legalBasis } },
+		});
+		workflow.nodes[1].typeVersion = version;
+		const result = await run(workflow, credentials());
+		expect(result.errors).toEqual([]);
+		expect(sentLegalBasis()).toEqual([sent]);
+	});
+
+	test('the suggestions are the six GDPR lawful bases, filtered by the search box', async () => {
+		const searchBases = node.methods.listSearch.searchLawfulBases;
+		const context = loadOptionsContext(credentials());
+		const all = await searchBases.call(context);
+		expect(all.results.map((result) => result.value)).toEqual([
+			'consent',
+			'contract',
+			'legal_obligation',
+			'vital_interests',
+			'public_task',
+			'legitimate_interests',
+		]);
+		const filtered = await searchBases.call(context, 'INTEREST');
+		expect(filtered.results.map((result) => result.value)).toEqual([
+			'vital_interests',
+			'legitimate_interests',
+		]);
+		expect(emulator().requests).toHaveLength(0);
+	});
+});
+
 function loadOptionsContext(credentials: TestCredentials): LoadOptionsContext {
 	const editorNode: INode = {
 		id: '1',
