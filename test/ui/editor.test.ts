@@ -5,7 +5,6 @@
  * attributes and visible texts; every wait is on a selector, never a fixed sleep.
  */
 import * as fs from 'fs';
-import * as path from 'path';
 import type { Browser, Locator, Page } from 'playwright-core';
 
 import { openSession, type Session } from '../../devkit/demo/session';
@@ -38,20 +37,19 @@ const log = (message: string) => process.stderr.write(`[ui] ${message}\n`);
 const byTestId = (id: string, root: Page | Locator = page) =>
 	root.locator(`[data-test-id="${id}"]`);
 
+async function waitUntil(check: () => Promise<boolean>, what: string) {
+	const deadline = Date.now() + UI_TIMEOUT;
+	while (!(await check())) {
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+		await page.waitForTimeout(250);
+	}
+}
+
 /** Node icons are images: wait for them before a screenshot. */
 async function imagesLoaded() {
 	await page.waitForFunction(
 		'Array.from(document.images).every((image) => image.complete && image.naturalWidth > 0)',
 	);
-}
-
-async function debugDump(name: string) {
-	const file = await screenshot(page, `debug-${name}`);
-	fs.writeFileSync(file.replace(/\.png$/, '.html'), await page.content());
-	const ids: string[] = await page.evaluate(
-		`Array.from(document.querySelectorAll('[data-test-id]')).filter((e) => e.offsetParent !== null).map((e) => e.tagName + ' ' + e.getAttribute('data-test-id') + ' | ' + (e.textContent || '').slice(0, 80).replace(/\\n/g, ' '))`,
-	);
-	fs.writeFileSync(file.replace(/\.png$/, '.ids'), ids.join('\n'));
 }
 
 /** Runs one step; on failure keeps a screenshot and the page's HTML to look at. */
@@ -164,22 +162,34 @@ test('Import Lead: the credential dialog reports a good key, a 401 key and a lea
 		await save.click();
 		await modal.getByText('Couldn’t connect with these settings').waitFor();
 		await modal.getByText('More details').click();
-		await modal.getByText('API key missing or invalid (401)').waitFor();
+		await modal.getByText(/API key .*\(401\)/).waitFor();
 		await screenshot(page, 'credential-test-401');
 	});
-	await step('credential-leads-only', async () => {
-		await apiKey.fill(DEMO_KEYS.leadsOnly);
+	// Saving runs the test. A new credential that passes closes the dialog, an existing one stays
+	// open with "Saved": either way, open it again (which retests) and read the result.
+	const saveAndReopen = async () => {
 		await save.click();
-		await modal.getByText(/calls:read/).waitFor();
+		await waitUntil(
+			async () => !(await modal.isVisible()) || (await save.innerText()).trim() === 'Saved',
+			'the credential saved',
+		);
+		if (await modal.isVisible()) {
+			await modal.getByRole('button', { name: 'Close this dialog' }).click();
+			await modal.waitFor({ state: 'hidden' });
+		}
+		await byTestId('credential-edit-button', ndv).click();
+		await byTestId('credentials-config-container-test-success', modal).waitFor();
+	};
+	await step('credential-leads-only', async () => {
+		// Valid for Import Lead although it cannot list calls. (n8n 2.40.7 shows its own fixed
+		// "Connection tested successfully" here, not the test's message naming the scopes.)
+		await apiKey.fill(DEMO_KEYS.leadsOnly);
+		await saveAndReopen();
 		await screenshot(page, 'credential-test-leads-only');
 	});
 	await step('credential-good', async () => {
 		await apiKey.fill(DEMO_KEYS.full);
-		await save.click();
-		// A credential that passes its test closes the dialog; open it again to see the result.
-		await modal.waitFor({ state: 'hidden' });
-		await byTestId('credential-edit-button', ndv).click();
-		await byTestId('credentials-config-container-test-success', modal).waitFor();
+		await saveAndReopen();
 		await screenshot(page, 'credential-test');
 		await modal.getByRole('button', { name: 'Close this dialog' }).click();
 		await modal.waitFor({ state: 'hidden' });
@@ -222,10 +232,39 @@ test('Import Lead: five leads with "Continue (using error output)": the 422 item
 		await byTestId('radio-button-json', output).click();
 		const data = byTestId('ndv-data-container', output);
 		// The service's 422, paired to its item: message naming the field, and the detail entries.
-		await data.getByText(/The API rejected the lead \(422\): phone_e164/).first().waitFor();
+		await data
+			.getByText(/The API rejected the lead \(422\): phone_e164/)
+			.first()
+			.waitFor();
 		await data.getByText('"details"', { exact: false }).first().waitFor();
 		await data.getByText('"value_error"', { exact: false }).first().waitFor();
 		await screenshot(page, 'error-output-422');
 	});
 });
+
+test('Get Recording: the Call field lists the calls to pick from', async () => {
+	const ndv = byTestId('ndv');
+	await step('recording-call-list', async () => {
+		await byTestId('ndv-close-button').click();
+		await byTestId('node-creator-plus-button').click();
+		await byTestId('node-creator-search-bar').fill('lead');
+		await byTestId('node-creator-item-name')
+			.filter({ hasText: /^Lead & Call Access$/ })
+			.first()
+			.click();
+		await byTestId('node-creator-item-name').filter({ hasText: 'Get a recording' }).click();
+		await ndv.waitFor();
+		const call = byTestId('resource-locator-callId', ndv);
+		const input = byTestId('rlc-input', call);
+		await input.click();
+		// "From list" (the default mode) loads the calls from List Calls.
+		const firstCall = byTestId('rlc-item').first();
+		await firstCall.waitFor();
+		const label = (await firstCall.innerText()).trim();
+		expect(label).toContain('call_');
+		await screenshot(page, 'get-recording-call-list');
+		await firstCall.click();
+		await waitUntil(async () => (await input.inputValue()) === label, `"${label}" picked`);
+		expect(session.emulator.requests.some((r) => r.path === '/v1/calls')).toBe(true);
+	});
 });
