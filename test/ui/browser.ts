@@ -42,17 +42,20 @@ export async function launchChromium(log: (message: string) => void): Promise<Br
  * LCA_UPDATE_SCREENSHOTS=1, so ordinary and CI runs never modify tracked files.
  */
 export function screenshotDir(): string {
-	const dir =
-		process.env.LCA_UPDATE_SCREENSHOTS === '1'
-			? path.join(REPO_DIR, 'docs', 'images')
-			: path.join(os.tmpdir(), 'lead-call-access-ui');
-	fs.mkdirSync(dir, { recursive: true });
-	return dir;
+	return process.env.LCA_UPDATE_SCREENSHOTS === '1'
+		? path.join(REPO_DIR, 'docs', 'images')
+		: scratchDir();
 }
 
-/** A PNG of the viewport; on failure the test also keeps the page's HTML beside it. */
-export async function screenshot(page: Page, name: string): Promise<string> {
-	const file = path.join(screenshotDir(), `${name}.png`);
+/** Untracked: ordinary screenshots, and what a failed step leaves to look at. */
+export function scratchDir(): string {
+	return path.join(os.tmpdir(), 'lead-call-access-ui');
+}
+
+/** A PNG of the viewport (1280×800). */
+export async function screenshot(page: Page, name: string, dir = screenshotDir()): Promise<string> {
+	fs.mkdirSync(dir, { recursive: true });
+	const file = path.join(dir, `${name}.png`);
 	await page.screenshot({ path: file });
 	return file;
 }

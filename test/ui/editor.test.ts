@@ -10,7 +10,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { openSession, type Session } from '../../devkit/demo/session';
 import { DEMO_KEYS } from '../../devkit/emulator';
 import { OWNER } from '../../devkit/n8n';
-import { launchChromium, screenshot, screenshotDir } from './browser';
+import { launchChromium, scratchDir, screenshot, screenshotDir } from './browser';
 
 /** The editor is slow on a busy 2-core machine: wait long for anything to appear. */
 const UI_TIMEOUT = 60_000;
@@ -57,7 +57,7 @@ async function step<T>(name: string, fn: () => Promise<T>): Promise<T> {
 	try {
 		return await fn();
 	} catch (error) {
-		const file = await screenshot(page, `failed-${name}`).catch(() => '');
+		const file = await screenshot(page, `failed-${name}`, scratchDir()).catch(() => '');
 		if (file) fs.writeFileSync(file.replace(/\.png$/, '.html'), await page.content());
 		log(`step "${name}" failed; see ${file}`);
 		throw error;
