@@ -7,13 +7,14 @@
  * needs two processes, so it runs last on A and B together.
  *
  * Environment (for investigating, not needed for `npm run bench`):
- *   BENCH_ONLY=rate,overhead,recording,listCalls,queue  a subset (BENCHMARKS.md is then not written)
+ *   BENCH_ONLY=budget,rate,overhead,recording,listCalls,queue  a subset (BENCHMARKS.md is then not written)
  *   BENCH_PACKAGE_DIR=<dir>  install another build of the package, e.g. to compare before/after
  *   BENCH_DEBUG=1            print the arrival gaps of every rate-limit run
  */
 import * as fs from 'fs';
 import * as path from 'path';
 
+import { budgetSection, runBudgetSimulation } from './budget';
 import { N8N_VERSION, NODE24_VERSION, REPO_DIR } from '../devkit/n8n';
 import { cleanupAll, cleanupOnSignals } from './lib/cleanup';
 import { startBenchServer, type BenchServer } from './lib/n8n';
@@ -27,7 +28,7 @@ import { QUEUE_SCENARIOS, RATE_SCENARIOS, type RateScenario } from './rateScenar
 import { recordingSection, runRecording } from './recording';
 import { summarize, type Measured } from './summary';
 
-const GROUPS = ['rate', 'overhead', 'recording', 'listCalls', 'queue'] as const;
+const GROUPS = ['budget', 'rate', 'overhead', 'recording', 'listCalls', 'queue'] as const;
 type Group = (typeof GROUPS)[number];
 
 function selectedGroups(): Set<Group> {
@@ -62,6 +63,25 @@ async function runScenarios(
 	return results;
 }
 
+/**
+ * Queue mode in real n8n (main + 2 or 3 workers, Postgres, Redis, one key): measured by the
+ * queue-mode harness, which fills this section (targets: ≥ 0.9 of fastest, 429s ≤ 5%, 0 lost,
+ * for all workers busy and for one busy).
+ */
+const QUEUE_MODE_PLACEHOLDER: Section = {
+	title: '5. Queue mode: n8n main + workers on one key (queue-mode harness)',
+	columns: ['workers', 'busy', 'leads', 'time ÷ fastest', '429s / requests', 'lost', 'target'],
+	rows: [
+		['2', 'all', 'TO BE MEASURED', '-', '-', '-', '≥ 0.9, ≤ 5%, 0 lost'],
+		['2', 'one', 'TO BE MEASURED', '-', '-', '-', '≥ 0.9, ≤ 5%, 0 lost'],
+		['3', 'all', 'TO BE MEASURED', '-', '-', '-', '≥ 0.9, ≤ 5%, 0 lost'],
+		['3', 'one', 'TO BE MEASURED', '-', '-', '-', '≥ 0.9, ≤ 5%, 0 lost'],
+	],
+	notes: [
+		'Placeholder: the queue-mode harness (n8n main + workers, Postgres, Redis) fills these rows. Section 0 simulates the same cases; section 1 has two independent n8n processes on one key.',
+	],
+};
+
 /** A normal run takes about 9 minutes; past this something hangs (an n8n that never answers). */
 const WATCHDOG_MS = 30 * 60_000;
 
@@ -76,6 +96,10 @@ async function main(): Promise<void> {
 	const startedAt = new Date();
 	const started = performance.now();
 	const measured: Measured = { rate: [] };
+	if (groups.has('budget')) {
+		log('budget: simulated time');
+		measured.budget = runBudgetSimulation();
+	}
 
 	const needsA = groups.has('rate') || groups.has('overhead') || groups.has('queue');
 	const needsB = groups.has('recording') || groups.has('listCalls') || groups.has('queue');
@@ -111,10 +135,12 @@ async function main(): Promise<void> {
 	await cleanupAll();
 
 	const sections: Section[] = [];
+	if (measured.budget) sections.push(budgetSection(measured.budget));
 	if (measured.rate.length > 0) sections.push(rateSection(measured.rate));
 	if (measured.overhead) sections.push(overheadSection(measured.overhead));
 	if (measured.listCalls) sections.push(listCallsSection(measured.listCalls));
 	if (measured.recording) sections.push(recordingSection(measured.recording));
+	sections.push(QUEUE_MODE_PLACEHOLDER);
 	const summary = summarize(measured);
 	console.log(sections.map(renderSection).join('\n\n'));
 	console.log(`\nSummary:\n${summary.map((line) => `- ${line}`).join('\n')}`);

@@ -28,12 +28,14 @@ export function ourCredential(
 	baseUrl: string,
 	apiKey: string,
 	requestsPerMinute: number,
+	/** The budget's window (hidden credential field): the bench's scaled window. */
+	rateWindowSeconds = 60,
 ): CredentialJson {
 	return {
 		id,
 		name: `Bench ${id}`,
 		type: 'leadCallAccessApi',
-		data: { baseUrl, apiKey, requestsPerMinute },
+		data: { baseUrl, apiKey, requestsPerMinute, rateWindowSeconds },
 	};
 }
 

@@ -30,6 +30,8 @@ export interface CredentialData {
 	apiKey: string;
 	/** Default 0 (no pacing): only the rate-limit tests want it. */
 	requestsPerMinute?: number;
+	/** The budget's window, hidden in the editor; default 60 s. Tests shorten it. */
+	rateWindowSeconds?: number;
 	/** Default: the emulator's. */
 	baseUrl?: string;
 }
@@ -79,6 +81,9 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
 				baseUrl: data.baseUrl ?? api.baseUrl,
 				apiKey: data.apiKey,
 				requestsPerMinute: data.requestsPerMinute ?? 0,
+				...(data.rateWindowSeconds === undefined
+					? {}
+					: { rateWindowSeconds: data.rateWindowSeconds }),
 			},
 		}),
 		serverLog: () => (fs.existsSync(n8n.logFile) ? fs.readFileSync(n8n.logFile, 'utf8') : ''),

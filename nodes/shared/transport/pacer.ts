@@ -25,9 +25,9 @@ export const BUDGET = {
 	shrinkFactor: 0.8,
 	/**
 	 * Increase: per window's worth of successful requests, the share grows by this times the
-	 * windows since the last decrease (+0.08 in the first window, 0.5 back in ~3.5 windows).
+	 * windows since the last decrease (+0.25 in the first window, 0.5 back in 2 windows).
 	 */
-	growthPerWindowSquared: 0.08,
+	growthPerWindowSquared: 0.25,
 	minShare: 0.05,
 	/** How often a waiting request looks again when the budget depends on an answer in flight. */
 	pollMs: 10,
