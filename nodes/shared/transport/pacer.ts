@@ -65,7 +65,7 @@ export class RateBudget {
 		this.tokens = this.burst;
 	}
 
-	/** Follows changes of the credential; what was learnt stays within the new limit. */
+	/** Follows changes of the credential: a new limit forgets the learnt burst, not the share. */
 	configure({ requestsPerMinute, windowMs = BUDGET.defaultWindowMs }: BudgetLimit): void {
 		const limit = (requestsPerMinute * windowMs) / 60_000;
 		if (limit !== this.limit || windowMs !== this.windowMs) {
