@@ -19,7 +19,7 @@ export interface ValidationIssue {
 	[key: string]: unknown;
 }
 
-/** Where a 422 detail array travels to the item's error output (`json.details`). */
+/** Where a 422 detail array travels to the error item (`json.message.details`, see the router). */
 export const VALIDATION_DETAILS = 'validationDetails';
 
 function isValidationIssue(value: unknown): value is ValidationIssue {
@@ -146,7 +146,7 @@ export function networkErrorCode(error: unknown): string {
 	return /socket hang up|aborted/i.test(text) ? 'ECONNRESET' : 'UNKNOWN';
 }
 
-function describeNetworkFailure(code: string, origin: string, timeoutMs: number): string {
+export function describeNetworkFailure(code: string, origin: string, timeoutMs: number): string {
 	if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || code === 'ESOCKETTIMEDOUT') {
 		return `The API at ${origin} did not answer within ${Math.round(timeoutMs / 1000)} s`;
 	}
