@@ -50,7 +50,9 @@ test('the editor gets the node from the tarball, with its credential, tool use a
 		nodeInfos: [{ name: NODE_TYPE, version: 1 }],
 	});
 	expect(node.usableAsTool).toBe(true);
-	expect(node.credentials).toEqual([{ name: CREDENTIAL_TYPE, required: true }]);
+	expect(node.credentials).toEqual([
+		{ name: CREDENTIAL_TYPE, required: true, testedBy: 'leadCallAccessApiTest' },
+	]);
 	expect(Object.keys(node.iconUrl).sort()).toEqual(['dark', 'light']);
 	for (const icon of Object.values(node.iconUrl)) {
 		const res = await fetch(`${session.server.baseUrl}/${icon}`);
