@@ -111,7 +111,7 @@ export async function runRateScenario(
 		const runs = used.flatMap((server, p) =>
 			Array.from({ length: perProcess }, (_, e) =>
 				trigger(server, deployed[p], {
-					leads: makeLeads(perRun, (p * perProcess + e) * perRun),
+					items: makeLeads(perRun, (p * perProcess + e) * perRun),
 				}),
 			),
 		);

@@ -14,8 +14,7 @@ import {
 } from '../n8n';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../emulator';
 import { buildAndInstall } from './build';
-
-export const CREDENTIAL_TYPE = 'leadCallAccessApi';
+import { credentialJson } from '../workflows';
 
 export interface SessionOptions {
 	emulator?: EmulatorOptions;
@@ -71,16 +70,8 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
 		server: n8n,
 		emulator: api,
 		filesDir,
-		credential: (id, data, name = `Lead & Call Access (${id})`) => ({
-			id,
-			name,
-			type: CREDENTIAL_TYPE,
-			data: {
-				baseUrl: data.baseUrl ?? api.baseUrl,
-				apiKey: data.apiKey,
-				requestsPerMinute: data.requestsPerMinute ?? 0,
-			},
-		}),
+		credential: (id, data, name = `Lead & Call Access (${id})`) =>
+			credentialJson(id, { ...data, baseUrl: data.baseUrl ?? api.baseUrl }, name),
 		serverLog: () => (fs.existsSync(n8n.logFile) ? fs.readFileSync(n8n.logFile, 'utf8') : ''),
 		close: async () => {
 			await n8n.stop();

@@ -2,6 +2,7 @@
 export {
 	ensureN8n,
 	n8nModulesDir,
+	N8N_MAJOR,
 	N8N_VERSION,
 	NODE24_VERSION,
 	REPO_DIR,
@@ -25,3 +26,10 @@ export {
 	type TaskData,
 	type WorkflowJson,
 } from './types';
+export {
+	startN8nQueue,
+	type N8nQueue,
+	type N8nWorker,
+	type QueueExecution,
+	type QueueOptions,
+} from './queue';

@@ -11,13 +11,22 @@ export interface RunResult {
 export function runProcess(
 	cmd: string,
 	args: string[],
-	opts: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+	opts: {
+		cwd?: string;
+		env?: NodeJS.ProcessEnv;
+		timeoutMs?: number;
+		/** Run as another system user (needs root), e.g. Postgres' initdb. */
+		uid?: number;
+		gid?: number;
+	} = {},
 ): Promise<RunResult> {
 	return new Promise((resolve, reject) => {
 		const child = spawn(cmd, args, {
 			cwd: opts.cwd,
 			env: opts.env,
 			stdio: ['ignore', 'pipe', 'pipe'],
+			uid: opts.uid,
+			gid: opts.gid,
 		});
 		let stdout = '';
 		let stderr = '';

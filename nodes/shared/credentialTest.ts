@@ -6,7 +6,7 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import { describeNetworkFailure, networkFailure } from './transport';
+import { describeNetworkFailure, networkErrorCode } from './transport/errors';
 import type { ConnectionSettings } from './transport/connection';
 import { parseConnectionSettings } from './transport/connection';
 
@@ -104,7 +104,7 @@ async function runProbe(
 		})) as { statusCode: number };
 		return outcomeOf(response.statusCode, probe);
 	} catch (error) {
-		const { code } = networkFailure(error);
+		const code = networkErrorCode(error);
 		return { failure: describeNetworkFailure(code, settings.origin, PROBE_TIMEOUT_MS) };
 	}
 }

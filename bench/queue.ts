@@ -1,0 +1,239 @@
+/**
+ * `npm run bench:queue`: Import Lead in real n8n queue mode (devkit/n8n/queue: Postgres, Redis,
+ * `n8n start` and 2 or 3 `n8n worker` processes sharing one user folder), driven through the
+ * production webhook against the API emulator. For each worker count: every worker busy (one
+ * execution per worker, the leads split between them) and one worker busy (one execution with
+ * all the leads). Prints a Markdown table and rewrites the "Queue mode" section of BENCHMARKS.md.
+ * About 10 minutes on 2 CPUs.
+ *
+ *   BENCH_QUEUE_LEADS=<n>   leads per row (default 60; must split evenly between 2 and 3)
+ *   BENCH_PACKAGE_DIR=<dir> install another build of the package (before/after comparisons)
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { buildAndInstall } from '../devkit/demo/build';
+import {
+	createN8nSandbox,
+	N8N_VERSION,
+	packAndInstall,
+	REPO_DIR,
+	startN8nQueue,
+	type N8nQueue,
+} from '../devkit/n8n';
+import { cleanupAll, cleanupOnSignals, onCleanup } from './lib/cleanup';
+import { startBenchEmulator } from './lib/emulator';
+import { deploy, trigger, type BenchServer } from './lib/n8n';
+import { findN8nPid } from './lib/proc';
+import { renderSection, type Section } from './lib/report';
+import { fixed } from './lib/stats';
+import { chain, makeLeads, ourCredential, ourImportNode } from './lib/workflows';
+import { maxInAnyWindow } from './rateMetrics';
+import { ALLOWED_RPM, LIMIT } from './rateScenarios';
+
+const LEADS = Number(process.env.BENCH_QUEUE_LEADS ?? 60);
+const WORKER_COUNTS = [2, 3];
+/** Targets: time ÷ fastest ≥ 0.9 (as fastest ÷ time), 429s ≤ 5% of requests, 0 lost. */
+const MIN_RATIO = 0.9;
+const MAX_429_SHARE = 0.05;
+
+export interface QueueRow {
+	workers: number;
+	busy: 'all' | 'one';
+	executions: number;
+	/** Workers that ran at least one of the row's executions. */
+	workersUsed: number;
+	leads: number;
+	requests: number;
+	rateLimited: number;
+	max429PerWindow: number;
+	lost: number;
+	executionsFailed: number;
+	wallMs: number;
+	/**
+	 * When the server accepts the N-th request at the earliest: a client that sends each
+	 * window's `limit` requests at once, from a fresh key, gets it in after ⌊(N − 1) ÷ limit⌋
+	 * windows (sliding-log server).
+	 */
+	fastestMs: number;
+}
+
+function log(message: string): void {
+	console.error(`[bench:queue ${new Date().toISOString().slice(11, 19)}] ${message}`);
+}
+
+async function startQueue(workers: number): Promise<{ queue: N8nQueue; server: BenchServer }> {
+	const sandbox = await createN8nSandbox();
+	onCleanup('queue sandbox', () => sandbox.cleanup());
+	if (process.env.BENCH_PACKAGE_DIR)
+		await packAndInstall(process.env.BENCH_PACKAGE_DIR, sandbox.userFolder);
+	else await buildAndInstall(sandbox.userFolder, log);
+	// Concurrency 1: executions started together go to different workers ("all busy").
+	const queue = await startN8nQueue(sandbox, { workers, concurrency: 1 });
+	onCleanup('queue', () => queue.stop());
+	const pid = findN8nPid(sandbox.install.n8nBin, sandbox.userFolder);
+	return { queue, server: { name: 'main', server: queue.main, pid, credentials: new Set() } };
+}
+
+let rowCounter = 0;
+
+async function measureRow(
+	queue: N8nQueue,
+	server: BenchServer,
+	busy: 'all' | 'one',
+): Promise<QueueRow> {
+	const workers = queue.workers.length;
+	const executions = busy === 'all' ? workers : 1;
+	// A fresh key per row: each worker keeps its pacing state per key for its lifetime.
+	const bench = await startBenchEmulator({
+		rateLimit: { limit: LIMIT.requests, windowMs: LIMIT.windowMs, algorithm: 'sliding-log' },
+		recordRequests: true,
+	});
+	try {
+		const id = `queue-${++rowCounter}`;
+		const perMinute = ourCredential(id, bench.emulator.baseUrl, bench.apiKey, ALLOWED_RPM);
+		// The hidden Rate Window Seconds shortens the credential's minute like the server's.
+		const credential = {
+			...perMinute,
+			data: { ...perMinute.data, rateWindowSeconds: LIMIT.windowMs / 1000 },
+		};
+		const built = chain(id, [ourImportNode(credential)], { splitLeads: true });
+		const deployed = await deploy(server, built.workflow, built.hookPath, [credential]);
+		const before = new Set(queue.workers.flatMap((worker) => worker.executionIds()));
+		bench.emulator.reset();
+
+		const perExecution = LEADS / executions;
+		const started = performance.now();
+		const results = await Promise.all(
+			Array.from({ length: executions }, (_, index) =>
+				trigger(server, deployed, { items: makeLeads(perExecution, index * perExecution) }),
+			),
+		);
+		const wallMs = performance.now() - started;
+
+		const requests = bench.emulator.requests.filter((request) => request.path === '/v1/leads');
+		const limitedAt = requests.filter((r) => r.status === 429).map((r) => r.at);
+		const workersUsed = queue.workers.filter((worker) =>
+			worker.executionIds().some((executionId) => !before.has(executionId)),
+		).length;
+		return {
+			workers,
+			busy,
+			executions,
+			workersUsed,
+			leads: LEADS,
+			requests: requests.length,
+			rateLimited: limitedAt.length,
+			max429PerWindow: maxInAnyWindow(limitedAt, LIMIT.windowMs),
+			lost: LEADS - bench.emulator.leads.size,
+			executionsFailed: results.filter((result) => result.status !== 200).length,
+			wallMs,
+			fastestMs: Math.floor((LEADS - 1) / LIMIT.requests) * LIMIT.windowMs,
+		};
+	} finally {
+		await bench.stop();
+	}
+}
+
+export function ratio(row: QueueRow): number {
+	return row.fastestMs / row.wallMs;
+}
+
+function targetMet(row: QueueRow): boolean {
+	return (
+		ratio(row) >= MIN_RATIO &&
+		row.rateLimited <= MAX_429_SHARE * row.requests &&
+		row.lost === 0 &&
+		row.executionsFailed === 0
+	);
+}
+
+export function queueSection(rows: QueueRow[]): Section {
+	const perMinute = ALLOWED_RPM;
+	const fastestS = rows[0].fastestMs / 1000;
+	const evenlySpacedS = ((LEADS - 1) * LIMIT.windowMs) / LIMIT.requests / 1000;
+	return {
+		title: `Real queue mode: ${LEADS} leads at ${LIMIT.requests} requests per ${LIMIT.windowMs / 1000} s (${perMinute}/min)`,
+		columns: [
+			'workers',
+			'busy',
+			'executions (workers used)',
+			'leads',
+			'requests',
+			'429s',
+			'max 429 / window',
+			'lost',
+			'time s',
+			'fastest s',
+			'fastest ÷ time',
+			'target',
+		],
+		rows: rows.map((row) => [
+			String(row.workers),
+			row.busy === 'all' ? 'all' : 'one',
+			`${row.executions} (${row.workersUsed})${row.executionsFailed ? `, ${row.executionsFailed} failed` : ''}`,
+			String(row.leads),
+			String(row.requests),
+			`${row.rateLimited} (${fixed((100 * row.rateLimited) / Math.max(1, row.requests), 1)}%)`,
+			String(row.max429PerWindow),
+			String(row.lost),
+			fixed(row.wallMs / 1000, 1),
+			fixed(row.fastestMs / 1000, 1),
+			fixed(ratio(row), 3),
+			targetMet(row) ? 'met' : 'NOT met',
+		]),
+		notes: [
+			`n8n ${N8N_VERSION} in queue mode: Postgres and Redis as child processes on 127.0.0.1, one \`n8n start\` receiving the production webhook, N \`n8n worker\` processes (concurrency 1, so executions started together run on different workers) sharing one user folder with the package installed from its tarball. One run per row; each row uses a fresh key and a fresh server limiter (sliding-log).`,
+			`Credential Requests per Minute = ${perMinute}, the server's rate, in every execution: each worker process keeps its own budget for the key.`,
+			'busy = all: one execution per worker at once, the leads split evenly; busy = one: one execution with all the leads while the other workers idle.',
+			`time: from the webhook calls until the last execution answered. fastest: when a sliding-log server accepts the N-th request at the earliest, ⌊(N − 1) ÷ limit⌋ windows (each window's requests sent at once from a fresh key); a client spacing its requests evenly at the server's rate needs (N − 1) × window ÷ limit, ${fixed(evenlySpacedS, 0)} s here, and reads ${fixed(fastestS / evenlySpacedS, 2)} at best. Target: fastest ÷ time ≥ ${MIN_RATIO}, 429s ≤ ${100 * MAX_429_SHARE}% of requests, 0 lost.`,
+		],
+	};
+}
+
+/** Replaces (or appends) the "## Queue mode" section of BENCHMARKS.md; the rest is left alone. */
+function writeQueueSection(markdown: string): void {
+	const file = path.join(REPO_DIR, 'BENCHMARKS.md');
+	const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmarks\n';
+	const section = `## Queue mode\n\nGenerated by \`npm run bench:queue\` (bench/queue.ts) on ${new Date().toISOString().slice(0, 10)}.\n\n${markdown}\n`;
+	const start = text.indexOf('\n## Queue mode\n');
+	if (start === -1) {
+		fs.writeFileSync(file, `${text.trimEnd()}\n\n${section}`);
+		return;
+	}
+	const next = text.indexOf('\n## ', start + 1);
+	const rest = next === -1 ? '' : text.slice(next);
+	fs.writeFileSync(file, `${text.slice(0, start)}\n${section}${rest}`);
+}
+
+async function main(): Promise<void> {
+	cleanupOnSignals();
+	if (!WORKER_COUNTS.every((workers) => LEADS % workers === 0)) {
+		throw new Error(`BENCH_QUEUE_LEADS=${LEADS} must split evenly between ${WORKER_COUNTS}`);
+	}
+	const rows: QueueRow[] = [];
+	for (const workers of WORKER_COUNTS) {
+		log(`starting queue mode with ${workers} workers`);
+		const { queue, server } = await startQueue(workers);
+		for (const busy of ['all', 'one'] as const) {
+			log(`${workers} workers, ${busy} busy: ${LEADS} leads`);
+			const row = await measureRow(queue, server, busy);
+			log(
+				`  ${row.requests} requests, ${row.rateLimited} × 429, lost ${row.lost}, ${fixed(row.wallMs / 1000, 1)} s, fastest ÷ time ${fixed(ratio(row), 3)}`,
+			);
+			rows.push(row);
+		}
+		await cleanupAll();
+	}
+	const markdown = renderSection(queueSection(rows));
+	console.log(markdown);
+	writeQueueSection(markdown);
+	log('wrote the Queue mode section of BENCHMARKS.md');
+}
+
+main()
+	.catch((error) => {
+		console.error(`[bench:queue] failed: ${(error as Error).stack ?? String(error)}`);
+		process.exitCode = 1;
+	})
+	.finally(() => cleanupAll());

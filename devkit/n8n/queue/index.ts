@@ -1,0 +1,175 @@
+/**
+ * n8n in queue mode, as users scale it: Postgres and Redis, one `n8n start` (the main process:
+ * editor, REST API, production webhooks) and N `n8n worker` processes that run the executions.
+ * All n8n processes share one user folder (so one installed copy of the package) and one
+ * encryption key. Everything is a child of the caller on 127.0.0.1 and stops in stop().
+ */
+import * as path from 'path';
+
+import { freePort } from '../process';
+import type { N8nSandbox } from '../sandbox';
+import { N8nServer } from '../server';
+import { ChildService, startPostgres, startRedis, type Postgres, type Redis } from './services';
+
+export { ChildService } from './services';
+
+export interface QueueOptions {
+	workers: number;
+	/**
+	 * Jobs each worker runs at once (n8n's default is 10). With 1, executions started together
+	 * land on different workers, which is what "every worker busy" needs.
+	 */
+	concurrency?: number;
+	timeoutMs?: number;
+}
+
+export interface N8nWorker {
+	name: string;
+	service: ChildService;
+	/** Ids of the executions this worker started, from its log ("Worker started execution N"). */
+	executionIds(): string[];
+}
+
+export interface QueueExecution {
+	id: string;
+	status: string;
+	mode: string;
+	workflowId: string;
+}
+
+export interface N8nQueue {
+	/** The sandbox with the queue-mode env every n8n process of this queue runs with. */
+	sandbox: N8nSandbox;
+	main: N8nServer;
+	workers: N8nWorker[];
+	postgres: Postgres;
+	redis: Redis;
+	/** Executions of a workflow as n8n stored them in Postgres (REST API, newest first). */
+	executions(workflowId: string): Promise<QueueExecution[]>;
+	/** Name of the worker that ran an execution. */
+	workerOf(executionId: string): string | undefined;
+	/** Stops workers, main, Redis and Postgres; safe to call twice. Leaves the sandbox folder. */
+	stop(): Promise<void>;
+}
+
+function queueEnv(postgres: Postgres, redis: Redis): Record<string, string> {
+	return {
+		EXECUTIONS_MODE: 'queue',
+		DB_TYPE: 'postgresdb',
+		DB_POSTGRESDB_HOST: '127.0.0.1',
+		DB_POSTGRESDB_PORT: String(postgres.port),
+		DB_POSTGRESDB_DATABASE: postgres.database,
+		DB_POSTGRESDB_USER: postgres.user,
+		DB_POSTGRESDB_PASSWORD: '',
+		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+		QUEUE_BULL_REDIS_PORT: String(redis.port),
+		// Workers cannot read the main process's files: queue mode keeps binaries in the database.
+		N8N_DEFAULT_BINARY_DATA_MODE: 'database',
+		N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
+	};
+}
+
+async function startWorker(
+	sandbox: N8nSandbox,
+	name: string,
+	concurrency: number,
+	timeoutMs: number,
+): Promise<N8nWorker> {
+	const [healthPort, brokerPort] = [await freePort(), await freePort()];
+	const service = ChildService.spawn(
+		name,
+		sandbox.install.node24Path,
+		[sandbox.install.n8nBin, 'worker', `--concurrency=${concurrency}`],
+		{
+			logFile: path.join(sandbox.userFolder, `n8n-${name}.log`),
+			cwd: sandbox.userFolder,
+			env: {
+				...sandbox.env,
+				// Each process starts its own task broker; the health server tells when it is ready.
+				N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+				QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+				QUEUE_HEALTH_CHECK_PORT: String(healthPort),
+				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+			},
+		},
+	);
+	try {
+		await service.waitUntil(
+			async () => (await fetch(`http://127.0.0.1:${healthPort}/healthz/readiness`)).ok,
+			timeoutMs,
+		);
+	} catch (error) {
+		await service.stop();
+		throw error;
+	}
+	return {
+		name,
+		service,
+		executionIds: () =>
+			[...service.log().matchAll(/Worker started execution (\d+)/g)].map((match) => match[1]),
+	};
+}
+
+/**
+ * Starts the whole queue on a sandbox whose user folder already has the package installed.
+ * On any failure, what was started is stopped again before the error is thrown.
+ */
+export async function startN8nQueue(
+	baseSandbox: N8nSandbox,
+	options: QueueOptions,
+): Promise<N8nQueue> {
+	const timeoutMs = options.timeoutMs ?? 180_000;
+	const logDir = baseSandbox.userFolder;
+	const started: Array<{ stop(): Promise<void> }> = [];
+	const stopAll = async () => {
+		// Newest first: workers and main before the services they use.
+		while (started.length > 0) await started.pop()?.stop();
+	};
+	try {
+		const [postgres, redis] = await Promise.all([startPostgres(logDir), startRedis(logDir)]);
+		started.push(postgres, redis);
+		const sandbox: N8nSandbox = {
+			...baseSandbox,
+			env: { ...baseSandbox.env, ...queueEnv(postgres, redis) },
+		};
+		// Main first: it creates the schema the workers expect.
+		const main = await N8nServer.start(sandbox, timeoutMs);
+		started.push(main);
+		// allSettled: a worker that failed must not leave the others running unstopped.
+		const settled = await Promise.allSettled(
+			Array.from({ length: options.workers }, (_, index) =>
+				startWorker(sandbox, `worker-${index + 1}`, options.concurrency ?? 10, timeoutMs),
+			),
+		);
+		const workers: N8nWorker[] = [];
+		for (const result of settled) {
+			if (result.status === 'fulfilled') {
+				workers.push(result.value);
+				started.push(result.value.service);
+			}
+		}
+		const failed = settled.find((result) => result.status === 'rejected');
+		if (failed) throw (failed as PromiseRejectedResult).reason;
+		return {
+			sandbox,
+			main,
+			workers,
+			postgres,
+			redis,
+			executions: async (workflowId) => {
+				const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+				const page = await main.rest<{ results: QueueExecution[] }>(
+					'GET',
+					`/executions?filter=${filter}`,
+				);
+				return page.results;
+			},
+			workerOf: (executionId) =>
+				workers.find((worker) => worker.executionIds().includes(String(executionId)))?.name,
+			stop: stopAll,
+		};
+	} catch (error) {
+		await stopAll();
+		throw error;
+	}
+}

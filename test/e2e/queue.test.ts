@@ -1,0 +1,107 @@
+/**
+ * Real queue mode: Postgres, Redis, `n8n start` and two `n8n worker` processes sharing one user
+ * folder with the package installed from its tarball (devkit/n8n/queue). The workflow is
+ * published and driven through its production webhook, so the workers run the executions.
+ * Each worker has its own rate budget for the key, so two executions at once send more than
+ * the server allows: nothing may be lost or doubled, and the 429s must stay bounded.
+ * About 2 minutes, most of it starting the processes.
+ */
+import { buildAndInstall } from '../../devkit/demo/build';
+import { CREDENTIAL_TYPE, nodeWorkflow, parameters, withItems } from '../../devkit/workflows';
+import {
+	createN8nSandbox,
+	startN8nQueue,
+	toWebhookWorkflow,
+	type CredentialJson,
+	type N8nQueue,
+	type N8nSandbox,
+} from '../../devkit/n8n';
+import { DEMO_KEYS, startEmulator, type Emulator } from '../../devkit/emulator';
+
+jest.setTimeout(180_000);
+
+/** 20 requests per 5 s = 240 per minute, the credential's budget, in a short window. */
+const LIMIT = { limit: 20, windowMs: 5_000, algorithm: 'sliding-log' as const };
+const REQUESTS_PER_MINUTE = (LIMIT.limit * 60_000) / LIMIT.windowMs;
+const LEADS_PER_EXECUTION = 30;
+
+let sandbox: N8nSandbox | undefined;
+let queue: N8nQueue | undefined;
+let emulator: Emulator | undefined;
+
+beforeAll(async () => {
+	sandbox = await createN8nSandbox();
+	await buildAndInstall(sandbox.userFolder);
+	emulator = await startEmulator({ rateLimit: LIMIT });
+	queue = await startN8nQueue(sandbox, { workers: 2, concurrency: 1 });
+}, 600_000);
+afterAll(async () => {
+	await queue?.stop();
+	await emulator?.stop();
+	sandbox?.cleanup();
+});
+
+const leads = (count: number, from: number) =>
+	Array.from({ length: count }, (_, i) => ({
+		phone: `+1415556${String(from + i).padStart(4, '0')}`,
+		name: `Queue Lead ${from + i}`,
+	}));
+
+test('two executions at once on two workers: every lead imported exactly once, 429s bounded', async () => {
+	const [n8n, api] = [queue as N8nQueue, emulator as Emulator];
+	const credential: CredentialJson = {
+		id: 'queue',
+		name: 'Lead & Call Access (queue)',
+		type: CREDENTIAL_TYPE,
+		data: {
+			baseUrl: api.baseUrl,
+			apiKey: DEMO_KEYS.full,
+			requestsPerMinute: REQUESTS_PER_MINUTE,
+			// Hidden field: the credential's budget window, as short as the server's.
+			rateWindowSeconds: LIMIT.windowMs / 1000,
+		},
+	};
+	await n8n.main.createCredential(credential);
+	const hookPath = `queue-${Date.now()}`;
+	const workflow = nodeWorkflow({
+		parameters: parameters.importLead(),
+		credential,
+		onError: 'continueErrorOutput',
+	});
+	const workflowId = await n8n.main.deployWorkflow(toWebhookWorkflow(workflow, hookPath));
+	api.reset();
+
+	const batches = [leads(LEADS_PER_EXECUTION, 0), leads(LEADS_PER_EXECUTION, 1000)];
+	const answers = await Promise.all(
+		batches.map((batch) => n8n.main.callWebhookWhenRegistered(hookPath, withItems(batch))),
+	);
+
+	// Each webhook answers with the node's success output: one imported lead per input item.
+	for (const [index, answer] of answers.entries()) {
+		expect(answer.status).toBe(200);
+		const phones = (answer.body as Array<{ phone_e164: string }>).map((lead) => lead.phone_e164);
+		expect(phones).toEqual(batches[index].map((lead) => lead.phone));
+	}
+	// The server's view: every lead written exactly once.
+	const all = batches.flat();
+	expect([...api.leads.keys()].sort()).toEqual(all.map((lead) => lead.phone).sort());
+	expect([...api.leads.values()].every((lead) => lead.writes === 1)).toBe(true);
+	const statuses = api.requests.map((request) => request.status);
+	expect(statuses.filter((status) => status === 201)).toHaveLength(all.length);
+	const rateLimited = statuses.filter((status) => status === 429).length;
+	console.log(
+		`queue mode: ${statuses.length} requests, ${rateLimited} × 429 for ${all.length} leads`,
+	);
+	expect(statuses.every((status) => status === 201 || status === 429)).toBe(true);
+	// Two budgets of 240/min against a server allowing 240/min: at most one 429 per lead.
+	expect(rateLimited).toBeLessThanOrEqual(all.length);
+
+	// n8n's view: both executions succeeded, each on its own worker.
+	const executions = await n8n.executions(workflowId);
+	expect(executions.map((execution) => execution.status)).toEqual(['success', 'success']);
+	const workers = executions.map((execution) => n8n.workerOf(execution.id));
+	expect(new Set(workers)).toEqual(new Set(['worker-1', 'worker-2']));
+
+	// Worker logs are new places a key could leak to.
+	for (const worker of n8n.workers) expect(worker.service.log()).not.toContain(DEMO_KEYS.full);
+});
