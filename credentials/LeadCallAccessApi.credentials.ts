@@ -30,7 +30,7 @@ export class LeadCallAccessApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			placeholder: 'https://api.example.com',
+			placeholder: 'e.g. https://api.example.com',
 			description:
 				'Address of the API, without /v1. Must use https:// (http:// is accepted only for localhost).',
 		},
@@ -41,7 +41,7 @@ export class LeadCallAccessApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			placeholder: 'pf_live_...',
+			placeholder: 'e.g. pf_live_AbC...',
 			description:
 				'Created in the desktop app under Settings > Developers. Starts with pf_live_. Give it the scopes your workflows need: leads:write, calls:read, recordings:read.',
 		},

@@ -12,6 +12,7 @@ import * as lead from './actions/lead';
 import * as recording from './actions/recording';
 import { router } from './actions/router';
 import { searchCalls } from './methods/searchCalls';
+import { searchLawfulBases } from './methods/searchLawfulBases';
 
 const resources = [lead.description, call.description, recording.description];
 
@@ -47,11 +48,18 @@ export class LeadCallAccess implements INodeType {
 				default: 'lead',
 			},
 			...resources.flat(),
+			{
+				displayName:
+					"This node retries temporary failures and waits out rate limits itself (Options: Max Retries, Max Rate-Limit Wait). Leave n8n's Settings > Retry On Fail off: each of its tries would repeat all of this node's retries.",
+				name: 'retryNotice',
+				type: 'notice',
+				default: '',
+			},
 		],
 	};
 
 	methods = {
-		listSearch: { searchCalls },
+		listSearch: { searchCalls, searchLawfulBases },
 		credentialTest: { [CREDENTIAL_TEST]: testCredential },
 	};
 

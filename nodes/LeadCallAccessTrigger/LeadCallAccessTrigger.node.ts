@@ -76,6 +76,15 @@ export class LeadCallAccessTrigger implements INodeType {
 		credentials: [{ name: 'leadCallAccessApi', required: true, testedBy: 'leadCallAccessApiTest' }],
 		properties: [
 			{
+				// Names the trigger in the nodes panel ("On new call"), like the canvas subtitle.
+				displayName: 'Trigger On',
+				name: 'event',
+				type: 'options',
+				noDataExpression: true,
+				options: [{ name: 'New Call', value: 'newCall', action: 'On new call' }],
+				default: 'newCall',
+			},
+			{
 				displayName:
 					'Emits each new call once, oldest first. On activation it starts from the newest call and emits nothing, unless Calls Since is set.',
 				name: 'notice',

@@ -5,7 +5,12 @@
  * calls them, against the emulator.
  */
 import { CredentialTestContext, LoadOptionsContext } from 'n8n-core';
-import type { INode, INodeListSearchResult, INodePropertyOptions } from 'n8n-workflow';
+import type {
+	INode,
+	INodeListSearchResult,
+	INodePropertyOptions,
+	IWorkflowBase,
+} from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { DEMO_KEYS, PAGINATION_STYLES } from '../../devkit/emulator';
@@ -17,14 +22,17 @@ import { NODE_TYPE, additionalDataFor, nodeTypes } from './harness';
 
 const node = new LeadCallAccess();
 
+const actionNode = (workflow: IWorkflowBase) =>
+	workflow.nodes.find((candidate) => candidate.type === NODE_TYPE)!;
+
 describe('Get Recording Call field', () => {
 	const { emulator, credentials } = useEmulator({ seedCalls: 5 });
 	const callWithRecording = () => emulator().calls.find((call) => call.has_recording)!;
 
 	test('version 1 workflows keep their plain-text Call ID', async () => {
-		// test/workflows/get-recording.json is saved as version 1 with "callId": "={{ $json.id }}".
+		// The dev kit builds the node at version 1, with "callId": "={{ $json.id }}" as plain text.
 		const workflow = workflowFrom('getRecording', { items: [{ id: callWithRecording().id }] });
-		expect(workflow.nodes[1].typeVersion).toBe(1);
+		expect(actionNode(workflow).typeVersion).toBe(1);
 		const result = await run(workflow, credentials());
 		expect(result.errors).toEqual([]);
 		expect(result.success).toEqual([expect.objectContaining({ callId: callWithRecording().id })]);
@@ -41,7 +49,7 @@ describe('Get Recording Call field', () => {
 			items: [{ id }],
 			parameters: { callId: JSON.parse(JSON.stringify(value).replace('CALL', id)) },
 		});
-		workflow.nodes[1].typeVersion = 2;
+		actionNode(workflow).typeVersion = 2;
 		const result = await run(workflow, credentials());
 		expect(result.errors).toEqual([]);
 		expect(result.success).toEqual([expect.objectContaining({ callId: id })]);
@@ -56,6 +64,56 @@ describe('Get Recording Call field', () => {
 		expect(result.errors[0].error).toBe(
 			'No call with ID "call_missing", or it has no recording (404)',
 		);
+	});
+});
+
+describe('Import Lead Legal Basis', () => {
+	const { emulator, credentials } = useEmulator({ seedCalls: 0 });
+	const sentLegalBasis = () =>
+		emulator()
+			.requests.filter((request) => request.path === '/v1/leads')
+			.map((request) => JSON.parse(request.body).legal_basis);
+
+	test.each([
+		[1, 'a plain text value (version 1)', 'consent', 'consent'],
+		[
+			2,
+			'a suggestion (From List)',
+			{ __rl: true, mode: 'list', value: 'public_task' },
+			'public_task',
+		],
+		[2, 'free text (Custom)', { __rl: true, mode: 'custom', value: 'crm_opt_in' }, 'crm_opt_in'],
+		[2, 'an expression', { __rl: true, mode: 'custom', value: '={{ $json.basis }}' }, 'contract'],
+		[2, 'a plain text value saved by version 1', 'vital_interests', 'vital_interests'],
+	])('version %i sends %s', async (version, _what, legalBasis, sent) => {
+		const workflow = workflowFrom('importLeads', {
+			items: [{ phone: '+14155552671', basis: 'contract' }],
+			parameters: { additionalFields: { legalBasis } },
+		});
+		actionNode(workflow).typeVersion = version;
+		const result = await run(workflow, credentials());
+		expect(result.errors).toEqual([]);
+		expect(sentLegalBasis()).toEqual([sent]);
+	});
+
+	test('the suggestions are the six GDPR lawful bases, filtered by the search box', async () => {
+		const searchBases = node.methods.listSearch.searchLawfulBases;
+		const context = loadOptionsContext(credentials());
+		const all = await searchBases.call(context);
+		expect(all.results.map((result) => result.value)).toEqual([
+			'consent',
+			'contract',
+			'legal_obligation',
+			'vital_interests',
+			'public_task',
+			'legitimate_interests',
+		]);
+		const filtered = await searchBases.call(context, 'INTEREST');
+		expect(filtered.results.map((result) => result.value)).toEqual([
+			'vital_interests',
+			'legitimate_interests',
+		]);
+		expect(emulator().requests).toHaveLength(0);
 	});
 });
 
