@@ -26,7 +26,7 @@ export type WorkflowNode = WorkflowJson['nodes'][number];
 
 export function credentialJson(
 	id: string,
-	data: { baseUrl: string; apiKey: string; requestsPerMinute?: number },
+	data: { baseUrl: string; apiKey: string; requestsPerMinute?: number; rateWindowSeconds?: number },
 	name = `Lead & Call Access ${id}`,
 ): CredentialJson {
 	return {

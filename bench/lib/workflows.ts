@@ -24,8 +24,14 @@ export function ourCredential(
 	baseUrl: string,
 	apiKey: string,
 	requestsPerMinute: number,
+	/** The budget's window (hidden credential field): the bench's scaled window. */
+	rateWindowSeconds = 60,
 ): CredentialJson {
-	return credentialJson(id, { baseUrl, apiKey, requestsPerMinute }, `Bench ${id}`);
+	return credentialJson(
+		id,
+		{ baseUrl, apiKey, requestsPerMinute, rateWindowSeconds },
+		`Bench ${id}`,
+	);
 }
 
 export function ourImportNode(credential: CredentialJson): WorkflowNode {

@@ -29,6 +29,8 @@ export interface CredentialData {
 	apiKey: string;
 	/** Default 0 (no pacing): only the rate-limit tests want it. */
 	requestsPerMinute?: number;
+	/** The budget's window, hidden in the editor; default 60 s. Tests shorten it. */
+	rateWindowSeconds?: number;
 	/** Default: the emulator's. */
 	baseUrl?: string;
 }

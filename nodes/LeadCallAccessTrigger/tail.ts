@@ -1,6 +1,7 @@
 import { NodeApiError } from 'n8n-workflow';
 
 import type { CallPage } from '../shared/calls/callPages';
+import { MAX_PAGE_SIZE } from '../shared/calls/callPages';
 import type { NextPage } from '../shared/calls/pagination';
 import type { TrackedCall } from './calls';
 import { CallListError, chronological } from './calls';
@@ -26,6 +27,9 @@ function tooLong(): CallListError {
 	);
 }
 
+/** Ids that recognise a page again; the last ones suffice, and keep static data small. */
+const tailIds = (calls: TrackedCall[]) => calls.slice(-MAX_PAGE_SIZE).map((call) => call.id);
+
 /** Answers that mean a remembered page request no longer works (an expired cursor, say). */
 function isStaleRequest(error: unknown): boolean {
 	return error instanceof NodeApiError && ['400', '404', '410'].includes(String(error.httpCode));
@@ -42,7 +46,7 @@ export async function readToEnd(
 		if (++count > MAX_WALK_PAGES) throw tooLong();
 		const tracked = trackPage(page, undefined);
 		calls.push(...tracked);
-		if (tracked.length > 0) tail = { request: page.request, ids: tracked.map((call) => call.id) };
+		if (tracked.length > 0) tail = { request: page.request, ids: tailIds(tracked) };
 	}
 	return { calls, tail };
 }
@@ -88,7 +92,7 @@ async function walk(
 		if (resumed && read.length === 0 && !calls.some((call) => position.tail!.ids.includes(call.id)))
 			return undefined;
 		if (!resumed && read.length >= MAX_WALK_PAGES) throw tooLong();
-		read.push({ request: page.request, ids: calls.map((call) => call.id) });
+		read.push({ request: page.request, ids: tailIds(calls) });
 		for (const call of calls) {
 			if (options.requireTimes) assertTimed(call);
 			if (call.at !== undefined && position.newestAt !== undefined) {

@@ -44,13 +44,25 @@ const credential = () => exampleCredential(session, DEMO_KEYS.full, RATE.limit);
 const apiRequests = (path: string) => session.emulator.requests.filter((r) => r.path === path);
 
 test('the editor gets the node from the tarball, with its credential, tool use and icons', async () => {
-	const [node] = await session.server.rest<
-		Array<{ usableAsTool?: boolean; credentials?: unknown; iconUrl: Record<string, string> }>
+	const [node, version1] = await session.server.rest<
+		Array<{
+			version: number | number[];
+			defaultVersion?: number;
+			usableAsTool?: boolean;
+			credentials?: unknown;
+			iconUrl: Record<string, string>;
+		}>
 	>('POST', '/node-types', {
-		nodeInfos: [{ name: NODE_TYPE, version: 1 }],
+		nodeInfos: [2, 1].map((version) => ({ name: NODE_TYPE, version })),
 	});
+	// One description serves both versions; new nodes get version 2.
+	expect(version1).toEqual(node);
+	expect(node.version).toEqual([1, 2]);
+	expect(node.defaultVersion).toBe(2);
 	expect(node.usableAsTool).toBe(true);
-	expect(node.credentials).toEqual([{ name: CREDENTIAL_TYPE, required: true }]);
+	expect(node.credentials).toEqual([
+		{ name: CREDENTIAL_TYPE, required: true, testedBy: 'leadCallAccessApiTest' },
+	]);
 	expect(Object.keys(node.iconUrl).sort()).toEqual(['dark', 'light']);
 	for (const icon of Object.values(node.iconUrl)) {
 		const res = await fetch(`${session.server.baseUrl}/${icon}`);

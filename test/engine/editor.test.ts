@@ -5,7 +5,12 @@
  * calls them, against the emulator.
  */
 import { CredentialTestContext, LoadOptionsContext } from 'n8n-core';
-import type { INode, INodeListSearchResult, INodePropertyOptions } from 'n8n-workflow';
+import type {
+	INode,
+	INodeListSearchResult,
+	INodePropertyOptions,
+	IWorkflowBase,
+} from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { DEMO_KEYS, PAGINATION_STYLES } from '../../devkit/emulator';
@@ -17,14 +22,17 @@ import { NODE_TYPE, additionalDataFor, nodeTypes } from './harness';
 
 const node = new LeadCallAccess();
 
+const actionNode = (workflow: IWorkflowBase) =>
+	workflow.nodes.find((candidate) => candidate.type === NODE_TYPE)!;
+
 describe('Get Recording Call field', () => {
 	const { emulator, credentials } = useEmulator({ seedCalls: 5 });
 	const callWithRecording = () => emulator().calls.find((call) => call.has_recording)!;
 
 	test('version 1 workflows keep their plain-text Call ID', async () => {
-		// test/workflows/get-recording.json is saved as version 1 with "callId": "={{ $json.id }}".
+		// The dev kit builds the node at version 1, with "callId": "={{ $json.id }}" as plain text.
 		const workflow = workflowFrom('getRecording', { items: [{ id: callWithRecording().id }] });
-		expect(workflow.nodes[1].typeVersion).toBe(1);
+		expect(actionNode(workflow).typeVersion).toBe(1);
 		const result = await run(workflow, credentials());
 		expect(result.errors).toEqual([]);
 		expect(result.success).toEqual([expect.objectContaining({ callId: callWithRecording().id })]);
@@ -41,7 +49,7 @@ describe('Get Recording Call field', () => {
 			items: [{ id }],
 			parameters: { callId: JSON.parse(JSON.stringify(value).replace('CALL', id)) },
 		});
-		workflow.nodes[1].typeVersion = 2;
+		actionNode(workflow).typeVersion = 2;
 		const result = await run(workflow, credentials());
 		expect(result.errors).toEqual([]);
 		expect(result.success).toEqual([expect.objectContaining({ callId: id })]);
@@ -82,7 +90,7 @@ describe('Import Lead Legal Basis', () => {
 			items: [{ phone: '+14155552671', basis: 'contract' }],
 			parameters: { additionalFields: { legalBasis } },
 		});
-		workflow.nodes[1].typeVersion = version;
+		actionNode(workflow).typeVersion = version;
 		const result = await run(workflow, credentials());
 		expect(result.errors).toEqual([]);
 		expect(sentLegalBasis()).toEqual([sent]);

@@ -12,7 +12,7 @@ import type { ConnectionSettings } from './connection';
 import { ConnectionSettingsError, parseConnectionSettings } from './connection';
 import type { ApiOperation } from './errors';
 import { errorFromResponse, networkError, networkErrorCode, rateLimitError } from './errors';
-import type { Departure, RateBudget } from './pacer';
+import type { RateBudget } from './pacer';
 import { budgetForKey } from './pacer';
 import type { ApiResponse } from './response';
 import { toApiResponse } from './response';
@@ -116,23 +116,22 @@ function resolveUrl(settings: ConnectionSettings, request: ApiRequest, node: INo
 	return target.toString();
 }
 
-/** Waits until this key's budget lets one more request leave. */
-async function takeTurn(this: ApiContext, budget: RateBudget): Promise<Departure> {
-	for (;;) {
-		const departure = budget.departOrWait(Date.now());
-		if (typeof departure !== 'number') return departure;
-		await pause.call(this, departure);
-	}
-}
-
-/** One attempt: the answer, or the code of the failure that left none. */
-async function send(
+/**
+ * One attempt within the key's budget: waits for its turn, sends, and tells the budget how it
+ * went. Returns the answer, or the code of the failure that left none.
+ */
+async function attempt(
 	this: ApiContext,
+	budget: RateBudget,
 	options: IHttpRequestOptions,
 	credentialsDecrypted: ICredentialsDecrypted,
 ): Promise<ApiResponse | { networkErrorCode: string }> {
+	let departure = budget.departOrWait(Date.now());
+	for (; typeof departure === 'number'; departure = budget.departOrWait(Date.now())) {
+		await pause.call(this, departure);
+	}
 	try {
-		return toApiResponse(
+		const answer = toApiResponse(
 			await this.helpers.httpRequestWithAuthentication.call(
 				this,
 				CREDENTIAL_TYPE,
@@ -140,7 +139,10 @@ async function send(
 				{ credentialsDecrypted },
 			),
 		);
+		budget.settle(departure, Date.now(), answer.statusCode === 429);
+		return answer;
 	} catch (error) {
+		budget.settle(departure, Date.now(), false);
 		// The credential refused to attach the key (see its `authenticate`).
 		const refusal = [error, (error as Error).cause].find(
 			(e) => e instanceof ConnectionSettingsError,
@@ -190,10 +192,7 @@ export async function apiRequest(
 	const options = requestOptions(resolveUrl(settings, request, node), request, policy);
 	const retries = newRetryState();
 	for (;;) {
-		const departure = await takeTurn.call(this, budget);
-		const answer = await send.call(this, options, decrypted);
-		const rateLimited = 'statusCode' in answer && answer.statusCode === 429;
-		budget.settle(departure, Date.now(), rateLimited);
+		const answer = await attempt.call(this, budget, options, decrypted);
 		const outcome = 'raw' in answer ? { ...answer, accept3xx: request.acceptRedirect } : answer;
 		const decision = decideRetry(outcome, retries, policy, Date.now());
 

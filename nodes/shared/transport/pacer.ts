@@ -25,9 +25,9 @@ export const BUDGET = {
 	shrinkFactor: 0.8,
 	/**
 	 * Increase: per window's worth of successful requests, the share grows by this times the
-	 * windows since the last decrease (+0.08 in the first window, 0.5 back in ~3.5 windows).
+	 * windows since the last decrease (+0.25 in the first window, 0.5 back in 2 windows).
 	 */
-	growthPerWindowSquared: 0.08,
+	growthPerWindowSquared: 0.25,
 	minShare: 0.05,
 	/** How often a waiting request looks again when the budget depends on an answer in flight. */
 	pollMs: 10,
@@ -65,7 +65,7 @@ export class RateBudget {
 		this.tokens = this.burst;
 	}
 
-	/** Follows changes of the credential; what was learnt stays within the new limit. */
+	/** Follows changes of the credential: a new limit forgets the learnt burst, not the share. */
 	configure({ requestsPerMinute, windowMs = BUDGET.defaultWindowMs }: BudgetLimit): void {
 		const limit = (requestsPerMinute * windowMs) / 60_000;
 		if (limit !== this.limit || windowMs !== this.windowMs) {
