@@ -4,6 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { readStoredExecutions, type StoredExecution } from './db';
+import { N8N_MAJOR } from './n8n-install';
 import type { N8nSandbox } from './sandbox';
 import type { CredentialJson, RunData, WorkflowJson } from './types';
 
@@ -22,6 +23,12 @@ export interface ServerRunResult {
 	/** What n8n stored for the execution, in the same shape `n8n execute` prints. */
 	run: RunData;
 	stored: StoredExecution;
+}
+
+/** Where n8n stands with publishing (activating) a workflow, in 2.x's terms. */
+export interface PublicationStatus {
+	status: 'in_progress' | 'published' | 'partial' | 'failed' | 'not_published';
+	triggers: Array<{ nodeId: string; status: string; errorMessage: string | null }>;
 }
 
 export interface CredentialTestResult {
@@ -161,6 +168,28 @@ export class N8nServer {
 		});
 		await this.rest('POST', `/workflows/${created.id}/activate`, { versionId: created.versionId });
 		return created.id;
+	}
+
+	/**
+	 * The publication status once (un)publishing has settled. 2.x publishes through an outbox,
+	 * after the REST call returned; 1.x (de)activates within the call (a polling trigger's first
+	 * poll included, a failure fails the call), so its status follows from `active`.
+	 */
+	async publicationStatus(workflowId: string, timeoutMs = 60_000): Promise<PublicationStatus> {
+		if (N8N_MAJOR < 2) {
+			const { active } = await this.rest<{ active: boolean }>('GET', `/workflows/${workflowId}`);
+			return { status: active ? 'published' : 'not_published', triggers: [] };
+		}
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const status = await this.rest<PublicationStatus>(
+				'GET',
+				`/workflows/${workflowId}/publication-status`,
+			);
+			if (status.status !== 'in_progress') return status;
+			if (Date.now() > deadline) throw new Error(`workflow ${workflowId} is still publishing`);
+			await new Promise((r) => setTimeout(r, 100));
+		}
 	}
 
 	private remapCredentials(creds: Record<string, { id: string; name: string }>) {

@@ -20,6 +20,7 @@ import {
 	type N8nSandbox,
 	type N8nServer,
 	type NodeExecutionItem,
+	type PublicationStatus,
 	type StoredExecution,
 	type WorkflowJson,
 } from '../../devkit/n8n';
@@ -52,11 +53,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** After an execution count is reached, how long to watch for one too many. */
 const SETTLE_MS = 750;
-
-interface PublicationStatus {
-	status: 'in_progress' | 'published' | 'partial' | 'failed' | 'not_published';
-	triggers: Array<{ nodeId: string; status: string; errorMessage: string | null }>;
-}
 
 interface StoredPosition {
 	version: number;
@@ -156,14 +152,8 @@ export class TriggerWorkflow {
 	}
 
 	/** The publication status once n8n has finished (un)publishing. */
-	async publication(timeoutMs = 60_000): Promise<PublicationStatus> {
-		const deadline = Date.now() + timeoutMs;
-		for (;;) {
-			const status = await this.rest<PublicationStatus>('GET', '/publication-status');
-			if (status.status !== 'in_progress') return status;
-			if (Date.now() > deadline) throw new Error(`workflow ${this.id} is still publishing`);
-			await sleep(100);
-		}
+	publication(timeoutMs = 60_000): Promise<PublicationStatus> {
+		return this.stage.server.publicationStatus(this.id, timeoutMs);
 	}
 
 	async deactivate(): Promise<void> {
