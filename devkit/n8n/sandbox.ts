@@ -67,6 +67,9 @@ export async function createN8nSandbox(options: SandboxOptions = {}): Promise<N8
 		N8N_ENCRYPTION_KEY: encryptionKey,
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
 		DB_TYPE: 'sqlite',
+		// 1.x defaults to one shared SQLite connection, on which concurrent REST calls race
+		// (TypeORM then names a savepoint `typeorm_-1`: "SQLITE_ERROR: near "-""). 2.x pools.
+		...(N8N_MAJOR < 2 ? { DB_SQLITE_POOL_SIZE: '2' } : {}),
 		GENERIC_TIMEZONE: 'UTC',
 		TZ: 'UTC',
 		// Offline and quiet: nothing phones home or waits on the network.

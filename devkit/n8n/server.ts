@@ -192,6 +192,20 @@ export class N8nServer {
 		}
 	}
 
+	/**
+	 * A manual run as the editor starts it (`POST /workflows/:id/run`, e.g. "Fetch Test Event");
+	 * returns the execution id. 1.x runs the workflow the editor sends, 2.x the stored one.
+	 */
+	async runManually(workflowId: string, payload: Record<string, unknown>): Promise<string> {
+		const route = `/workflows/${workflowId}`;
+		const workflowData = N8N_MAJOR < 2 ? await this.rest<unknown>('GET', route) : undefined;
+		const { executionId } = await this.rest<{ executionId: string }>('POST', `${route}/run`, {
+			...payload,
+			...(workflowData ? { workflowData } : {}),
+		});
+		return executionId;
+	}
+
 	private remapCredentials(creds: Record<string, { id: string; name: string }>) {
 		return Object.fromEntries(
 			Object.entries(creds).map(([type, ref]) => [

@@ -212,7 +212,7 @@ export class TriggerWorkflow {
 	 * editor runs nodes with (mode `manual`); resolves with the finished manual execution.
 	 */
 	async fetchTestEvent(): Promise<StoredExecution> {
-		const { executionId } = await this.rest<{ executionId: string }>('POST', '/run', {
+		const executionId = await this.stage.server.runManually(this.id, {
 			triggerToStartFrom: { name: TRIGGER_NAME },
 			destinationNode: { nodeName: TRIGGER_NAME, mode: 'inclusive' },
 		});
