@@ -193,6 +193,37 @@ export class N8nServer {
 	}
 
 	/**
+	 * Publishes (activates) a stored workflow; resolves with its settled publication status. A
+	 * failed activation is a `failed` status on both lines: 2.x reports it there, 1.x answers
+	 * the REST call with 400 and the message instead.
+	 */
+	async activateWorkflow(workflowId: string): Promise<PublicationStatus> {
+		const route = `/workflows/${workflowId}`;
+		const { versionId, nodes } = await this.rest<{
+			versionId: string;
+			nodes: Array<{ id: string; type: string }>;
+		}>('GET', route);
+		try {
+			await this.rest('POST', `${route}/activate`, { versionId });
+		} catch (error) {
+			const failed = /\((There was a problem activating the workflow: .*)\)$/.exec(
+				(error as Error).message,
+			);
+			if (N8N_MAJOR >= 2 || !failed) throw error;
+			const triggers = nodes.filter((node) => /trigger$/i.test(node.type));
+			return {
+				status: 'failed',
+				triggers: triggers.map((node) => ({
+					nodeId: node.id,
+					status: 'failed',
+					errorMessage: failed[1],
+				})),
+			};
+		}
+		return await this.publicationStatus(workflowId);
+	}
+
+	/**
 	 * A manual run as the editor starts it (`POST /workflows/:id/run`, e.g. "Fetch Test Event");
 	 * returns the execution id. 1.x runs the workflow the editor sends, 2.x the stored one.
 	 */

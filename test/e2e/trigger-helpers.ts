@@ -163,9 +163,7 @@ export class TriggerWorkflow {
 
 	/** Publishes the current version; its activation runs one poll. */
 	async activate(): Promise<PublicationStatus> {
-		const { versionId } = await this.rest<{ versionId: string }>('GET', '');
-		await this.rest('POST', '/activate', { versionId });
-		return await this.publication();
+		return await this.stage.server.activateWorkflow(this.id);
 	}
 
 	/** One poll, now: unpublish and publish again. Fails when the poll (activation) fails. */
