@@ -17,6 +17,7 @@ export {
 	startN8nServer,
 	toWebhookWorkflow,
 	type CredentialTestResult,
+	type PublicationStatus,
 	type ServerRunResult,
 } from './server';
 export {

@@ -67,6 +67,9 @@ export async function createN8nSandbox(options: SandboxOptions = {}): Promise<N8
 		N8N_ENCRYPTION_KEY: encryptionKey,
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
 		DB_TYPE: 'sqlite',
+		// 1.x defaults to one shared SQLite connection, on which concurrent REST calls race
+		// (TypeORM then names a savepoint `typeorm_-1`: "SQLITE_ERROR: near "-""). 2.x pools.
+		...(N8N_MAJOR < 2 ? { DB_SQLITE_POOL_SIZE: '2' } : {}),
 		GENERIC_TIMEZONE: 'UTC',
 		TZ: 'UTC',
 		// Offline and quiet: nothing phones home or waits on the network.
@@ -96,6 +99,8 @@ export async function createN8nSandbox(options: SandboxOptions = {}): Promise<N8
 		EXECUTIONS_DATA_SAVE_MANUAL_EXECUTIONS: 'true',
 		EXECUTIONS_DATA_PRUNE: 'false',
 		N8N_DEFAULT_BINARY_DATA_MODE: options.binaryDataMode ?? 'filesystem',
+		// 2.x's default folder for filesystem binary data; 1.x defaults to `.n8n/binaryData`.
+		N8N_BINARY_DATA_STORAGE_PATH: path.join(userFolder, '.n8n', 'storage'),
 		// 2.x default is ~/.n8n-files; point file nodes at the sandbox instead.
 		N8N_RESTRICT_FILE_ACCESS_TO: filesDir,
 		// Loopback only. The emulator runs on 127.0.0.1, so SSRF protection must stay off.

@@ -4,6 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { readStoredExecutions, type StoredExecution } from './db';
+import { N8N_MAJOR } from './n8n-install';
 import type { N8nSandbox } from './sandbox';
 import type { CredentialJson, RunData, WorkflowJson } from './types';
 
@@ -23,6 +24,12 @@ export interface ServerRunResult {
 	/** What n8n stored for the execution, in the same shape `n8n execute` prints. */
 	run: RunData;
 	stored: StoredExecution;
+}
+
+/** Where n8n stands with publishing (activating) a workflow, in 2.x's terms. */
+export interface PublicationStatus {
+	status: 'in_progress' | 'published' | 'partial' | 'failed' | 'not_published';
+	triggers: Array<{ nodeId: string; status: string; errorMessage: string | null }>;
 }
 
 export interface CredentialTestResult {
@@ -162,6 +169,73 @@ export class N8nServer {
 		});
 		await this.rest('POST', `/workflows/${created.id}/activate`, { versionId: created.versionId });
 		return created.id;
+	}
+
+	/**
+	 * The publication status once (un)publishing has settled. 2.x publishes through an outbox,
+	 * after the REST call returned; 1.x (de)activates within the call (a polling trigger's first
+	 * poll included, a failure fails the call), so its status follows from `active`.
+	 */
+	async publicationStatus(workflowId: string, timeoutMs = 60_000): Promise<PublicationStatus> {
+		if (N8N_MAJOR < 2) {
+			const { active } = await this.rest<{ active: boolean }>('GET', `/workflows/${workflowId}`);
+			return { status: active ? 'published' : 'not_published', triggers: [] };
+		}
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const status = await this.rest<PublicationStatus>(
+				'GET',
+				`/workflows/${workflowId}/publication-status`,
+			);
+			if (status.status !== 'in_progress') return status;
+			if (Date.now() > deadline) throw new Error(`workflow ${workflowId} is still publishing`);
+			await new Promise((r) => setTimeout(r, 100));
+		}
+	}
+
+	/**
+	 * Publishes (activates) a stored workflow; resolves with its settled publication status. A
+	 * failed activation is a `failed` status on both lines: 2.x reports it there, 1.x answers
+	 * the REST call with 400 and the message instead.
+	 */
+	async activateWorkflow(workflowId: string): Promise<PublicationStatus> {
+		const route = `/workflows/${workflowId}`;
+		const { versionId, nodes } = await this.rest<{
+			versionId: string;
+			nodes: Array<{ id: string; type: string }>;
+		}>('GET', route);
+		try {
+			await this.rest('POST', `${route}/activate`, { versionId });
+		} catch (error) {
+			const failed = /\((There was a problem activating the workflow: .*)\)$/.exec(
+				(error as Error).message,
+			);
+			if (N8N_MAJOR >= 2 || !failed) throw error;
+			const triggers = nodes.filter((node) => /trigger$/i.test(node.type));
+			return {
+				status: 'failed',
+				triggers: triggers.map((node) => ({
+					nodeId: node.id,
+					status: 'failed',
+					errorMessage: failed[1],
+				})),
+			};
+		}
+		return await this.publicationStatus(workflowId);
+	}
+
+	/**
+	 * A manual run as the editor starts it (`POST /workflows/:id/run`, e.g. "Fetch Test Event");
+	 * returns the execution id. 1.x runs the workflow the editor sends, 2.x the stored one.
+	 */
+	async runManually(workflowId: string, payload: Record<string, unknown>): Promise<string> {
+		const route = `/workflows/${workflowId}`;
+		const workflowData = N8N_MAJOR < 2 ? await this.rest<unknown>('GET', route) : undefined;
+		const { executionId } = await this.rest<{ executionId: string }>('POST', `${route}/run`, {
+			...payload,
+			...(workflowData ? { workflowData } : {}),
+		});
+		return executionId;
 	}
 
 	private remapCredentials(creds: Record<string, { id: string; name: string }>) {

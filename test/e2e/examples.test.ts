@@ -16,7 +16,7 @@ import {
 	type ImportSummary,
 } from '../../devkit/demo/examples';
 import { openSession, type Session } from '../../devkit/demo/session';
-import { nodeOutput, readDatabaseText } from '../../devkit/n8n';
+import { N8N_MAJOR, nodeOutput, readDatabaseText } from '../../devkit/n8n';
 import { DEMO_KEYS, recordingBytes } from '../../devkit/emulator';
 import { CREDENTIAL_TYPE, NODE_TYPE } from '../../devkit/workflows';
 
@@ -27,13 +27,16 @@ jest.setTimeout(120_000);
 const RATE = { limit: 600, windowMs: 60_000 };
 const MCP_TOKEN = 'mcp-e2e-token-6b1f0c2d9e8a';
 
+// n8n 1.x has no database store for binary data; the filesystem one is its queue-mode choice.
+const BINARY_DATA_MODE = N8N_MAJOR >= 2 ? 'database' : 'filesystem';
+
 let session: Session;
 beforeAll(async () => {
 	session = await openSession({
 		emulator: { rateLimit: RATE },
 		// The binary data mode of queue-mode installs (traffic.test.ts runs the filesystem one):
 		// the downloads must survive n8n's database store on their way to disk.
-		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'database' },
+		env: { N8N_DEFAULT_BINARY_DATA_MODE: BINARY_DATA_MODE },
 	});
 }, 600_000);
 afterAll(async () => {
@@ -170,7 +173,7 @@ describe('export-recordings.json', () => {
 
 	test('writes each recording to disk as <call id>.mp3 with the exact bytes', () => {
 		const [first] = nodeOutput(result.run.run, 'Get Recording');
-		expect(first.binary?.data?.id).toMatch(/^database:/);
+		expect(first.binary?.data?.id).toMatch(new RegExp(`^${BINARY_DATA_MODE}`));
 		for (const file of result.saved) {
 			expect(file.file).toBe(path.join(session.filesDir, `${file.callId}.mp3`));
 			expect(file.mimeType).toBe('audio/mpeg');

@@ -20,6 +20,7 @@ import {
 	type N8nSandbox,
 	type N8nServer,
 	type NodeExecutionItem,
+	type PublicationStatus,
 	type StoredExecution,
 	type WorkflowJson,
 } from '../../devkit/n8n';
@@ -53,11 +54,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** After an execution count is reached, how long to watch for one too many. */
 const SETTLE_MS = 750;
-
-interface PublicationStatus {
-	status: 'in_progress' | 'published' | 'partial' | 'failed' | 'not_published';
-	triggers: Array<{ nodeId: string; status: string; errorMessage: string | null }>;
-}
 
 interface StoredPosition {
 	version: number;
@@ -163,14 +159,8 @@ export class TriggerWorkflow {
 	}
 
 	/** The publication status once n8n has finished (un)publishing. */
-	async publication(timeoutMs = 60_000): Promise<PublicationStatus> {
-		const deadline = Date.now() + timeoutMs;
-		for (;;) {
-			const status = await this.rest<PublicationStatus>('GET', '/publication-status');
-			if (status.status !== 'in_progress') return status;
-			if (Date.now() > deadline) throw new Error(`workflow ${this.id} is still publishing`);
-			await sleep(100);
-		}
+	publication(timeoutMs = 60_000): Promise<PublicationStatus> {
+		return this.stage.server.publicationStatus(this.id, timeoutMs);
 	}
 
 	async deactivate(): Promise<void> {
@@ -180,9 +170,7 @@ export class TriggerWorkflow {
 
 	/** Publishes the current version; its activation runs one poll. */
 	async activate(): Promise<PublicationStatus> {
-		const { versionId } = await this.rest<{ versionId: string }>('GET', '');
-		await this.rest('POST', '/activate', { versionId });
-		return await this.publication();
+		return await this.stage.server.activateWorkflow(this.id);
 	}
 
 	/** One poll, now: unpublish and publish again. Fails when the poll (activation) fails. */
@@ -229,7 +217,7 @@ export class TriggerWorkflow {
 	 * editor runs nodes with (mode `manual`); resolves with the finished manual execution.
 	 */
 	async fetchTestEvent(): Promise<StoredExecution> {
-		const { executionId } = await this.rest<{ executionId: string }>('POST', '/run', {
+		const executionId = await this.stage.server.runManually(this.id, {
 			triggerToStartFrom: { name: TRIGGER_NAME },
 			destinationNode: { nodeName: TRIGGER_NAME, mode: 'inclusive' },
 		});

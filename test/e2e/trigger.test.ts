@@ -14,7 +14,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { EXAMPLE_CREDENTIAL, loadExample } from '../../devkit/demo/examples';
-import { readDatabaseText } from '../../devkit/n8n';
+import { N8N_MAJOR, readDatabaseText } from '../../devkit/n8n';
 import {
 	aMinuteAfterNewest,
 	beforeListRequest,
@@ -223,10 +223,13 @@ describe('errors', () => {
 			status: 'failed',
 			triggers: [{ nodeId: 'trigger', status: 'failed', errorMessage: message }],
 		});
-		expect(stage.serverLog()).toContain(message);
-		// n8n 2.40.7 tries an activation 5 times (1, 2, 4, 8 s apart) before giving up.
+		// 1.x answers the activation call with the message instead of logging it.
+		if (N8N_MAJOR >= 2) expect(stage.serverLog()).toContain(message);
+		// n8n 2.40.7 tries an activation 5 times (1, 2, 4, 8 s apart) before giving up; 1.x once.
 		const attempts = listRequestsSince(emulator, mark);
-		expect(attempts.map((request) => request.status)).toEqual([401, 401, 401, 401, 401]);
+		expect(attempts.map((request) => request.status)).toEqual(
+			N8N_MAJOR >= 2 ? [401, 401, 401, 401, 401] : [401],
+		);
 		expect(await workflow.waitForExecutions(0)).toEqual([]);
 
 		await stage.setApiKey(credentialId, CREDENTIAL_NAME, DEMO_KEYS.full);
