@@ -1,40 +1,37 @@
-import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
-import n8nNodesBase from 'eslint-plugin-n8n-nodes-base';
+/**
+ * One lint for the whole repository (`npm run lint`, and `eslint .` as `n8n-node lint` runs it).
+ *
+ * Shipped code (nodes/, credentials/, package.json) gets exactly the rules of `@n8n/node-cli`'s
+ * default config, which includes the community-node rules n8n's package scanner applies.
+ * `n8n.strict` is false in package.json only because strict mode demands this file be the
+ * unmodified template, which would lint the dev kit with node rules (no process, no fs).
+ *
+ * Dev code (test/, bench/, devkit/) runs in Node, not in n8n: typescript-eslint's recommended
+ * rules, with unused arguments allowed when prefixed with _ (test doubles implement
+ * interfaces they only partly use).
+ */
+import js from '@eslint/js';
+import { config as n8nNodeConfig } from '@n8n/node-cli/eslint';
 import tseslint from 'typescript-eslint';
 
-const legacyRules = (name) => n8nNodesBase.configs[name].rules;
+const devCode = ['test/**', 'bench/**', 'devkit/**'];
+
+const isGlobalIgnore = (entry) =>
+	'ignores' in entry && Object.keys(entry).every((key) => key === 'ignores' || key === 'name');
 
 export default tseslint.config(
-	{ ignores: ['dist/**', 'node_modules/**', 'test/**', '**/*.js', '**/*.mjs'] },
+	{ ignores: ['dist/**', 'coverage/**', 'test/reliability/.results/**'] },
+	...n8nNodeConfig.map((entry) =>
+		isGlobalIgnore(entry) ? entry : { ...entry, ignores: [...(entry.ignores ?? []), ...devCode] },
+	),
 	{
-		files: ['package.json'],
-		languageOptions: { parser: tseslint.parser },
-		plugins: { 'n8n-nodes-base': n8nNodesBase },
-		rules: legacyRules('community'),
-	},
-	{
-		files: ['credentials/**/*.ts'],
-		languageOptions: { parser: tseslint.parser },
-		plugins: { 'n8n-nodes-base': n8nNodesBase },
+		files: devCode.map((dir) => `${dir}/*.ts`),
+		extends: [js.configs.recommended, tseslint.configs.recommended],
 		rules: {
-			...legacyRules('credentials'),
-			// Our documentation lives in the package README on npm, not on docs.n8n.io.
-			'n8n-nodes-base/cred-class-field-documentation-url-miscased': 'off',
+			'@typescript-eslint/no-unused-vars': [
+				'error',
+				{ argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+			],
 		},
-	},
-	{
-		files: ['nodes/**/*.ts'],
-		languageOptions: { parser: tseslint.parser },
-		plugins: { 'n8n-nodes-base': n8nNodesBase },
-		rules: {
-			...legacyRules('nodes'),
-			// Superseded by @n8n/community-nodes/node-connection-type-literal (NodeConnectionTypes).
-			'n8n-nodes-base/node-class-description-inputs-wrong-regular-node': 'off',
-			'n8n-nodes-base/node-class-description-outputs-wrong': 'off',
-		},
-	},
-	{
-		files: ['nodes/**/*.ts', 'credentials/**/*.ts', 'package.json'],
-		...n8nCommunityNodesPlugin.configs.recommended,
 	},
 );

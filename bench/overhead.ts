@@ -44,7 +44,7 @@ async function measure(
 	const before = cpuMs(server.pid);
 	// The emulator runs in this process: its CPU shows whether it, not n8n, set the pace.
 	const emulatorBefore = process.cpuUsage();
-	const result = await trigger(server, deployed, { leads: makeLeads(items) });
+	const result = await trigger(server, deployed, { items: makeLeads(items) });
 	const emulatorUsed = process.cpuUsage(emulatorBefore);
 	if (result.status !== 200) {
 		throw new Error(`overhead run failed: HTTP ${result.status} ${JSON.stringify(result.body)}`);

@@ -107,7 +107,7 @@ async function measureRow(
 		const started = performance.now();
 		const results = await Promise.all(
 			Array.from({ length: executions }, (_, index) =>
-				trigger(server, deployed, { leads: makeLeads(perExecution, index * perExecution) }),
+				trigger(server, deployed, { items: makeLeads(perExecution, index * perExecution) }),
 			),
 		);
 		const wallMs = performance.now() - started;

@@ -10,6 +10,7 @@ import { chain, httpImportNode, makeLeads, ourCredential, ourImportNode } from '
 import { rateOutcome, type RateOutcome } from './rateMetrics';
 import {
 	ALLOWED_RPM,
+	fastestMs,
 	initialAllowance,
 	LIMIT,
 	RETRY_WAIT_MS,
@@ -65,7 +66,8 @@ async function deployClient(
 			id,
 			bench.emulator.baseUrl,
 			bench.apiKey,
-			scenario.requestsPerMinute ?? ALLOWED_RPM,
+			ALLOWED_RPM,
+			LIMIT.windowMs / 1000,
 		);
 		const built = chain(id, [ourImportNode(credential)], { splitLeads: true, saveSuccess: false });
 		return await deploy(server, built.workflow, built.hookPath, [credential]);
@@ -111,7 +113,7 @@ export async function runRateScenario(
 		const runs = used.flatMap((server, p) =>
 			Array.from({ length: perProcess }, (_, e) =>
 				trigger(server, deployed[p], {
-					leads: makeLeads(perRun, (p * perProcess + e) * perRun),
+					items: makeLeads(perRun, (p * perProcess + e) * perRun),
 				}),
 			),
 		);
@@ -132,7 +134,7 @@ export async function runRateScenario(
 			scenario,
 			imported,
 			lost: scenario.leads - imported,
-			outcome: rateOutcome(requests, LIMIT, initialAllowance(scenario)),
+			outcome: rateOutcome(requests, LIMIT, initialAllowance(scenario), fastestMs(scenario)),
 			otherClient:
 				scenario.otherClientShare === undefined
 					? undefined

@@ -18,6 +18,10 @@ export interface RateOutcome {
 	max429PerWindow: number;
 	/** Steady rate of accepted requests on the key (any client) ÷ the allowed rate. */
 	rateRatio: number;
+	/** First lead request to last accepted one ÷ the fastest the server allows. */
+	timeRatio: number;
+	/** Rate of accepted lead requests after the first 429 ÷ the allowed rate (NaN: no 429). */
+	rateAfter429: number;
 }
 
 /**
@@ -53,16 +57,27 @@ export function rateOutcome(
 	requests: RecordedRequest[],
 	limit: Limit,
 	allowance: number,
+	fastestMs: number,
 ): RateOutcome {
 	const leadRequests = requests.filter((r) => r.method === 'POST' && r.path === '/v1/leads');
 	const limitedAt = leadRequests.filter((r) => r.status === 429).map((r) => r.at);
 	const acceptedAt = requests
 		.filter((r) => typeof r.status === 'number' && r.status >= 200 && r.status < 300)
 		.map((r) => r.at);
+	const leadsAcceptedAt = leadRequests
+		.filter((r) => typeof r.status === 'number' && r.status >= 200 && r.status < 300)
+		.map((r) => r.at);
+	const after429 = leadsAcceptedAt.filter((at) => at > (limitedAt[0] ?? Infinity));
 	return {
 		sent: leadRequests.length,
 		rateLimited: limitedAt.length,
 		max429PerWindow: maxInAnyWindow(limitedAt, limit.windowMs),
 		rateRatio: steadyRateRatio(acceptedAt, allowance, limit),
+		timeRatio: (Math.max(...leadsAcceptedAt) - leadRequests[0]?.at) / fastestMs,
+		rateAfter429:
+			after429.length < 2
+				? Number.NaN
+				: ((after429.length - 1) / (after429[after429.length - 1] - after429[0])) *
+					(limit.windowMs / limit.requests),
 	};
 }

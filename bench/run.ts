@@ -7,13 +7,14 @@
  * needs two processes, so it runs last on A and B together.
  *
  * Environment (for investigating, not needed for `npm run bench`):
- *   BENCH_ONLY=rate,overhead,recording,listCalls,queue  a subset (BENCHMARKS.md is then not written)
+ *   BENCH_ONLY=budget,rate,overhead,recording,listCalls,queue  a subset (BENCHMARKS.md is then not written)
  *   BENCH_PACKAGE_DIR=<dir>  install another build of the package, e.g. to compare before/after
  *   BENCH_DEBUG=1            print the arrival gaps of every rate-limit run
  */
 import * as fs from 'fs';
 import * as path from 'path';
 
+import { budgetSection, runBudgetSimulation } from './budget';
 import { N8N_VERSION, NODE24_VERSION, REPO_DIR } from '../devkit/n8n';
 import { cleanupAll, cleanupOnSignals } from './lib/cleanup';
 import { startBenchServer, type BenchServer } from './lib/n8n';
@@ -27,7 +28,7 @@ import { QUEUE_SCENARIOS, RATE_SCENARIOS, type RateScenario } from './rateScenar
 import { recordingSection, runRecording } from './recording';
 import { summarize, type Measured } from './summary';
 
-const GROUPS = ['rate', 'overhead', 'recording', 'listCalls', 'queue'] as const;
+const GROUPS = ['budget', 'rate', 'overhead', 'recording', 'listCalls', 'queue'] as const;
 type Group = (typeof GROUPS)[number];
 
 function selectedGroups(): Set<Group> {
@@ -62,6 +63,20 @@ async function runScenarios(
 	return results;
 }
 
+/**
+ * The "## Queue mode" section (real n8n main + workers) comes from `npm run bench:queue`
+ * (bench/queue.ts): kept as it is when this bench rewrites BENCHMARKS.md.
+ */
+function queueModeSection(file: string): string {
+	const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+	const start = text.indexOf('\n## Queue mode\n');
+	if (start < 0) {
+		return '## Queue mode\n\nNot measured yet: `npm run bench:queue` (bench/queue.ts) writes this section.\n';
+	}
+	const next = text.indexOf('\n## ', start + 1);
+	return text.slice(start + 1, next < 0 ? undefined : next + 1);
+}
+
 /** A normal run takes about 9 minutes; past this something hangs (an n8n that never answers). */
 const WATCHDOG_MS = 30 * 60_000;
 
@@ -76,6 +91,10 @@ async function main(): Promise<void> {
 	const startedAt = new Date();
 	const started = performance.now();
 	const measured: Measured = { rate: [] };
+	if (groups.has('budget')) {
+		log('budget: simulated time');
+		measured.budget = runBudgetSimulation();
+	}
 
 	const needsA = groups.has('rate') || groups.has('overhead') || groups.has('queue');
 	const needsB = groups.has('recording') || groups.has('listCalls') || groups.has('queue');
@@ -111,6 +130,7 @@ async function main(): Promise<void> {
 	await cleanupAll();
 
 	const sections: Section[] = [];
+	if (measured.budget) sections.push(budgetSection(measured.budget));
 	if (measured.rate.length > 0) sections.push(rateSection(measured.rate));
 	if (measured.overhead) sections.push(overheadSection(measured.overhead));
 	if (measured.listCalls) sections.push(listCallsSection(measured.listCalls));
@@ -132,7 +152,8 @@ async function main(): Promise<void> {
 			sections,
 			summary,
 		);
-		fs.writeFileSync(path.join(REPO_DIR, 'BENCHMARKS.md'), report);
+		const file = path.join(REPO_DIR, 'BENCHMARKS.md');
+		fs.writeFileSync(file, `${report.trimEnd()}\n\n${queueModeSection(file)}`);
 		log('wrote BENCHMARKS.md');
 	}
 }

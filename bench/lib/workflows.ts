@@ -2,56 +2,36 @@
  * Workflow builders. Every bench workflow starts with a Webhook node (the server runs it on a
  * POST and answers when the last node finishes), so one long-lived n8n runs them all.
  */
-import { randomUUID } from 'crypto';
-
 import type { CredentialJson, WorkflowJson } from '../../devkit/n8n';
+import {
+	NODE_TYPE as OUR_NODE,
+	chainWorkflow,
+	credentialJson,
+	credentialRef,
+	leads,
+	parameters,
+	splitOutItems,
+	webhookPath,
+	webhookTrigger,
+} from '../../devkit/workflows';
 
 type WorkflowNode = WorkflowJson['nodes'][number];
 
-export const OUR_NODE = 'n8n-nodes-lead-call-access.leadCallAccess';
-
-export interface Lead {
-	phone: string;
-	name: string;
-}
-
-/** `count` distinct E.164 numbers; `offset` keeps the leads of concurrent runs apart. */
-export function makeLeads(count: number, offset = 0): Lead[] {
-	return Array.from({ length: count }, (_, index) => ({
-		phone: `+1415${String(2_000_000 + offset + index).padStart(7, '0')}`,
-		name: `Bench Lead ${offset + index}`,
-	}));
-}
+export const makeLeads = leads;
 
 export function ourCredential(
 	id: string,
 	baseUrl: string,
 	apiKey: string,
 	requestsPerMinute: number,
+	/** The budget's window (hidden credential field): the bench's scaled window. */
+	rateWindowSeconds = 60,
 ): CredentialJson {
-	return {
+	return credentialJson(
 		id,
-		name: `Bench ${id}`,
-		type: 'leadCallAccessApi',
-		data: { baseUrl, apiKey, requestsPerMinute },
-	};
-}
-
-function credentialRef(credential: CredentialJson) {
-	return { leadCallAccessApi: { id: credential.id, name: credential.name } };
-}
-
-/** The leads arrive in the webhook body; Split Out turns them into one item each. */
-function leadSource(): WorkflowNode[] {
-	return [
-		{
-			name: 'Split Out',
-			type: 'n8n-nodes-base.splitOut',
-			typeVersion: 1,
-			position: [200, 0],
-			parameters: { fieldToSplitOut: 'body.leads', include: 'noOtherFields', options: {} },
-		},
-	];
+		{ baseUrl, apiKey, requestsPerMinute, rateWindowSeconds },
+		`Bench ${id}`,
+	);
 }
 
 export function ourImportNode(credential: CredentialJson): WorkflowNode {
@@ -60,13 +40,7 @@ export function ourImportNode(credential: CredentialJson): WorkflowNode {
 		type: OUR_NODE,
 		typeVersion: 1,
 		position: [400, 0],
-		parameters: {
-			resource: 'lead',
-			operation: 'import',
-			phoneE164: '={{ $json.phone }}',
-			additionalFields: { name: '={{ $json.name }}' },
-			options: {},
-		},
+		parameters: parameters.importLead(),
 		credentials: credentialRef(credential),
 	};
 }
@@ -124,7 +98,7 @@ export function listCallsNode(credential: CredentialJson, returnAll: boolean): W
 		type: OUR_NODE,
 		typeVersion: 1,
 		position: [200, 0],
-		parameters: { resource: 'call', operation: 'getAll', returnAll, limit: 100, options: {} },
+		parameters: parameters.listCalls(returnAll, 100),
 		credentials: credentialRef(credential),
 	};
 }
@@ -149,14 +123,7 @@ export function getRecordingNode(credential: CredentialJson, callId: string): Wo
 		type: OUR_NODE,
 		typeVersion: 1,
 		position: [200, 0],
-		parameters: {
-			resource: 'recording',
-			operation: 'get',
-			callId,
-			download: true,
-			binaryPropertyName: 'data',
-			options: {},
-		},
+		parameters: parameters.getRecording(callId, true),
 		credentials: credentialRef(credential),
 	};
 }
@@ -167,45 +134,21 @@ export interface BuiltWorkflow {
 }
 
 /**
- * Webhook -> nodes, in a chain. The webhook answers with the last node's first item only, so
- * the response size (and the work of sending it) stays the same whatever the item count.
- * `saveSuccess: false` keeps n8n from writing big successful executions to its database,
- * which would add the same cost to every client and only blur the comparison.
+ * Webhook -> nodes, in a chain (with `splitLeads`, the POST body's `items` become one item each).
+ * The webhook answers with the last node's first item only, so the response size (and the work
+ * of sending it) stays the same whatever the item count. `saveSuccess: false` keeps n8n from
+ * writing big successful executions to its database, which would add the same cost to every
+ * client and only blur the comparison.
  */
 export function chain(
 	name: string,
 	nodes: WorkflowNode[],
 	options: { splitLeads?: boolean; saveSuccess?: boolean } = {},
 ): BuiltWorkflow {
-	const hookPath = randomUUID();
-	const trigger: WorkflowNode = {
-		name: 'Webhook',
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		position: [0, 0],
-		webhookId: hookPath,
-		parameters: {
-			httpMethod: 'POST',
-			path: hookPath,
-			responseMode: 'lastNode',
-			responseData: 'firstEntryJson',
-			options: {},
-		},
-	};
-	const all = [trigger, ...(options.splitLeads ? leadSource() : []), ...nodes];
-	const connections: Record<string, unknown> = {};
-	for (let index = 0; index < all.length - 1; index++) {
-		connections[all[index].name] = {
-			main: [[{ node: all[index + 1].name, type: 'main', index: 0 }]],
-		};
-	}
-	return {
-		hookPath,
-		workflow: {
-			name,
-			nodes: all.map((node, index) => ({ ...node, id: String(index + 1) })),
-			connections,
-			settings: options.saveSuccess === false ? { saveDataSuccessExecution: 'none' } : {},
-		},
-	};
+	const workflow = chainWorkflow(
+		name,
+		[webhookTrigger(), ...(options.splitLeads ? [splitOutItems()] : []), ...nodes],
+		options.saveSuccess === false ? { saveDataSuccessExecution: 'none' } : {},
+	);
+	return { workflow, hookPath: webhookPath(workflow) };
 }

@@ -14,8 +14,7 @@ import {
 } from '../n8n';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../emulator';
 import { buildAndInstall } from './build';
-
-export const CREDENTIAL_TYPE = 'leadCallAccessApi';
+import { credentialJson } from '../workflows';
 
 export interface SessionOptions {
 	emulator?: EmulatorOptions;
@@ -30,6 +29,8 @@ export interface CredentialData {
 	apiKey: string;
 	/** Default 0 (no pacing): only the rate-limit tests want it. */
 	requestsPerMinute?: number;
+	/** The budget's window, hidden in the editor; default 60 s. Tests shorten it. */
+	rateWindowSeconds?: number;
 	/** Default: the emulator's. */
 	baseUrl?: string;
 }
@@ -71,16 +72,8 @@ export async function openSession(options: SessionOptions = {}): Promise<Session
 		server: n8n,
 		emulator: api,
 		filesDir,
-		credential: (id, data, name = `Lead & Call Access (${id})`) => ({
-			id,
-			name,
-			type: CREDENTIAL_TYPE,
-			data: {
-				baseUrl: data.baseUrl ?? api.baseUrl,
-				apiKey: data.apiKey,
-				requestsPerMinute: data.requestsPerMinute ?? 0,
-			},
-		}),
+		credential: (id, data, name = `Lead & Call Access (${id})`) =>
+			credentialJson(id, { ...data, baseUrl: data.baseUrl ?? api.baseUrl }, name),
 		serverLog: () => (fs.existsSync(n8n.logFile) ? fs.readFileSync(n8n.logFile, 'utf8') : ''),
 		close: async () => {
 			await n8n.stop();

@@ -7,7 +7,7 @@
  * number), not an offset: calls added at the front between two page fetches therefore never
  * shift later pages, and paging neither duplicates nor skips.
  */
-import { CallDirection, CallRecord, CallStatus, PaginationStyle } from './types';
+import { CallDirection, CallRecord, CallStatus, ListOrder, PaginationStyle } from './types';
 import { detail, json, Reply } from './http';
 import { ValidationErrorItem, validationError } from './leads';
 
@@ -98,33 +98,61 @@ export class CallStore {
 		return this.list.find((call) => call.id === id);
 	}
 
-	/** Index of the first call older than the cursor position (binary search: seqs decrease). */
-	private indexAfter(seq: number): number {
+	/**
+	 * One page in the listing's order, after the cursor position (`afterSeq`) or, for page-number
+	 * listings, after `skip` matching calls.
+	 */
+	page(
+		query: { afterSeq?: number; skip?: number },
+		limit: number,
+		filter: (call: CallRecord) => boolean,
+		order: ListOrder,
+	): { items: CallRecord[]; next: string | null; total: number } {
+		const listed = (order === 'oldest-first' ? [...this.list].reverse() : this.list).filter(filter);
+		let start = query.skip ?? 0;
+		if (query.afterSeq !== undefined) {
+			const after = query.afterSeq;
+			// Newest first: seqs decrease along the listing; oldest first: they increase.
+			start =
+				order === 'oldest-first' ? this.indexAbove(listed, after) : this.indexAfter(listed, after);
+		}
+		const items = listed.slice(start, start + limit);
+		// Only promise a next page when one really exists, so a client never fetches an empty one.
+		const more = start + limit < listed.length;
+		const last = items[items.length - 1];
+		return {
+			items,
+			next: more && last ? encodeCursor(this.seqs.get(last) ?? 0) : null,
+			total: listed.length,
+		};
+	}
+
+	private seq(call: CallRecord): number {
+		return this.seqs.get(call) ?? 0;
+	}
+
+	/** Index of the first call older than the cursor position in a newest-first listing. */
+	private indexAfter(listed: CallRecord[], seq: number): number {
 		let lo = 0;
-		let hi = this.list.length;
+		let hi = listed.length;
 		while (lo < hi) {
 			const mid = (lo + hi) >>> 1;
-			if ((this.seqs.get(this.list[mid]) ?? 0) < seq) hi = mid;
+			if (this.seq(listed[mid]) < seq) hi = mid;
 			else lo = mid + 1;
 		}
 		return lo;
 	}
 
-	page(
-		afterSeq: number | undefined,
-		limit: number,
-		filter: (call: CallRecord) => boolean,
-	): { items: CallRecord[]; next: string | null } {
-		const items: CallRecord[] = [];
-		let i = afterSeq === undefined ? 0 : this.indexAfter(afterSeq);
-		for (; i < this.list.length && items.length < limit; i++) {
-			if (filter(this.list[i])) items.push(this.list[i]);
+	/** Index of the first call newer than the cursor position in an oldest-first listing. */
+	private indexAbove(listed: CallRecord[], seq: number): number {
+		let lo = 0;
+		let hi = listed.length;
+		while (lo < hi) {
+			const mid = (lo + hi) >>> 1;
+			if (this.seq(listed[mid]) > seq) hi = mid;
+			else lo = mid + 1;
 		}
-		// Only promise a next page when one really exists, so a client never fetches an empty one.
-		let more = false;
-		for (; i < this.list.length && !more; i++) more = filter(this.list[i]);
-		const last = items[items.length - 1];
-		return { items, next: more && last ? encodeCursor(this.seqs.get(last) ?? 0) : null };
+		return lo;
 	}
 }
 
@@ -143,6 +171,9 @@ function decodeCursor(cursor: string): number | undefined {
 
 export interface ListOptions {
 	style: PaginationStyle;
+	order: ListOrder;
+	/** The name calls carry their creation time under; null: no time field at all. */
+	timeField: string | null;
 	defaultPageSize: number;
 	maxPageSize: number;
 	pageSizeOverflow: 'clamp' | 'reject';
@@ -193,6 +224,13 @@ function parseLimit(raw: string | undefined, opts: ListOptions): number | Valida
 	return limit;
 }
 
+/** A call as listed: its creation time under `timeField`, or no time field at all (null). */
+function withTimeField(call: CallRecord, timeField: string | null): Record<string, unknown> {
+	if (timeField === 'created_at') return { ...call };
+	const { created_at, started_at: _started, ended_at: _ended, ...rest } = call;
+	return timeField === null ? rest : { ...rest, [timeField]: created_at };
+}
+
 export function listCalls(store: CallStore, req: ListRequest, opts: ListOptions): Reply {
 	const { query } = req;
 	const errors: ValidationErrorItem[] = [];
@@ -227,7 +265,25 @@ export function listCalls(store: CallStore, req: ListRequest, opts: ListOptions)
 		(query.direction === undefined || call.direction === query.direction) &&
 		(query.status === undefined || call.status === query.status) &&
 		(after === undefined || Date.parse(call.created_at) > after);
-	const { items, next } = store.page(afterSeq, limit as number, filter);
+	const page = Number(query.page ?? 1);
+	if (opts.style === 'data-page' && (!Number.isInteger(page) || page < 1)) {
+		return validationError([
+			{
+				type: 'int_parsing',
+				loc: ['query', 'page'],
+				msg: 'Input should be a valid integer',
+				input: query.page,
+			},
+		]);
+	}
+	const found = store.page(
+		opts.style === 'data-page' ? { skip: (page - 1) * (limit as number) } : { afterSeq },
+		limit as number,
+		filter,
+		opts.order,
+	);
+	const items = found.items.map((call) => withTimeField(call, opts.timeField));
+	const next = found.next;
 
 	const nextUrl = (): string => {
 		const params = new URLSearchParams(req.search);
@@ -241,6 +297,10 @@ export function listCalls(store: CallStore, req: ListRequest, opts: ListOptions)
 			return json(200, { calls: items, next });
 		case 'results-next-url':
 			return json(200, { results: items, next: next === null ? null : nextUrl() });
+		case 'data-page': {
+			const pages = Math.max(1, Math.ceil(found.total / (limit as number)));
+			return json(200, { data: items, page, pages, total: found.total });
+		}
 		case 'array-link-header':
 			return json(200, items, next === null ? {} : { Link: `<${nextUrl()}>; rel="next"` });
 		default:

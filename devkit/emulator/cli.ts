@@ -10,14 +10,16 @@
  *   --algorithm A       sliding-log | fixed-window | token-bucket (default sliding-log)
  *   --burst N           token bucket capacity (default = rate limit)
  *   --calls N           seeded calls (default 120)
- *   --pagination S      data-next_cursor | items-nextCursor | calls-next-token | results-next-url | array-link-header
+ *   --pagination S      data-next_cursor | items-nextCursor | calls-next-token | results-next-url | array-link-header | data-page
+ *   --list-order O      newest-first (default) | oldest-first (new calls appended at the end)
+ *   --time-field F      the field listed calls carry their time in (default created_at); "none" for no time
  *   --recording-bytes N size of each recording (default 32768)
  *   --no-record         keep counters only (long benchmark runs)
  *   --json              print one JSON line with the URLs and keys instead of the text banner
  */
 import { DEMO_KEY_SCOPES } from './auth';
 import { startEmulator } from './server';
-import { EmulatorOptions, PaginationStyle, RateLimitAlgorithm } from './types';
+import { EmulatorOptions, ListOrder, PaginationStyle, RateLimitAlgorithm } from './types';
 
 function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } {
 	const flags = new Map<string, string>();
@@ -47,11 +49,14 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } 
 		'burst',
 		'calls',
 		'pagination',
+		'list-order',
+		'time-field',
 		'recording-bytes',
 	];
 	for (const name of flags.keys())
 		if (!known.includes(name)) throw new Error(`unknown flag --${name}`);
 
+	const timeField = flags.get('time-field');
 	const limitRaw = flags.get('rate-limit');
 	const off = limitRaw === 'off' || limitRaw === '0';
 	const options: EmulatorOptions = {
@@ -60,6 +65,8 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } 
 		fileHostPort: int('file-port'),
 		seedCalls: int('calls'),
 		paginationStyle: flags.get('pagination') as PaginationStyle | undefined,
+		listOrder: flags.get('list-order') as ListOrder | undefined,
+		callTimeField: timeField === 'none' ? null : timeField,
 		recordingBytes: int('recording-bytes'),
 		recordRequests: !switches.has('no-record'),
 		rateLimit: off

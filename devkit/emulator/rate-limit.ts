@@ -116,7 +116,11 @@ export class RateLimiter {
 	private limiter: Limiter | undefined;
 	private cfg: RateLimitConfig | false = false;
 
-	constructor(cfg: RateLimitConfig | false) {
+	/** `clock`: ms on a monotonic clock; a benchmark may pass a simulated one. */
+	constructor(
+		cfg: RateLimitConfig | false,
+		private readonly clock: () => number = now,
+	) {
 		this.configure(cfg);
 	}
 
@@ -133,14 +137,14 @@ export class RateLimiter {
 	reset(): void {
 		const cfg = this.cfg;
 		if (cfg === false) this.limiter = undefined;
-		else if (cfg.algorithm === 'fixed-window') this.limiter = new FixedWindow(cfg, now());
+		else if (cfg.algorithm === 'fixed-window') this.limiter = new FixedWindow(cfg, this.clock());
 		else if (cfg.algorithm === 'token-bucket') this.limiter = new TokenBucket(cfg);
 		else this.limiter = new SlidingLog(cfg);
 	}
 
 	take(key: string): RateDecision {
 		if (!this.limiter) return { ok: true };
-		const waitMs = this.limiter.take(key, now());
+		const waitMs = this.limiter.take(key, this.clock());
 		if (waitMs <= 0) return { ok: true };
 		// Retry-After is whole seconds; round up so that a client honouring it is never early.
 		return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };

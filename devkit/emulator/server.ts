@@ -52,6 +52,8 @@ function resolveOptions(options: EmulatorOptions): ResolvedOptions {
 		rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
 		seedCalls: options.seedCalls ?? 120,
 		paginationStyle: options.paginationStyle ?? 'data-next_cursor',
+		listOrder: options.listOrder ?? 'newest-first',
+		callTimeField: options.callTimeField === undefined ? 'created_at' : options.callTimeField,
 		defaultPageSize: options.defaultPageSize ?? 50,
 		maxPageSize: options.maxPageSize ?? 100,
 		pageSizeOverflow: options.pageSizeOverflow ?? 'clamp',
@@ -120,6 +122,8 @@ class EmulatorServer implements ControlTarget {
 		this.recorder = new Recorder(opts.recordRequests);
 		this.listOptions = {
 			style: opts.paginationStyle,
+			order: opts.listOrder,
+			timeField: opts.callTimeField,
 			defaultPageSize: opts.defaultPageSize,
 			maxPageSize: opts.maxPageSize,
 			pageSizeOverflow: opts.pageSizeOverflow,

@@ -26,7 +26,8 @@ export type PaginationStyle =
 	| 'items-nextCursor' // { items: [...], nextCursor: string | null }
 	| 'calls-next-token' // { calls: [...], next: string | null } (token)
 	| 'results-next-url' // { results: [...], next: absolute URL | null } (DRF-like)
-	| 'array-link-header'; // top-level array + `Link: <url>; rel="next"` when there is more
+	| 'array-link-header' // top-level array + `Link: <url>; rel="next"` when there is more
+	| 'data-page'; // { data: [...], page, pages, total }, next page by `page=N`
 
 /** Every pagination style, for suites that run once per style. */
 export const PAGINATION_STYLES: readonly PaginationStyle[] = [
@@ -37,6 +38,12 @@ export const PAGINATION_STYLES: readonly PaginationStyle[] = [
 	'array-link-header',
 ];
 
+/** Page numbers (`data-page`): kept out of PAGINATION_STYLES, whose suites expect stable cursors. */
+export const PAGE_NUMBER_STYLE: PaginationStyle = 'data-page';
+
+/** How GET /v1/calls orders calls: new calls at the front, or appended at the end. */
+export type ListOrder = 'newest-first' | 'oldest-first';
+
 export interface EmulatorOptions {
 	/** Default: the DEMO_KEYS with their obvious scopes. */
 	keys?: ApiKey[];
@@ -46,6 +53,13 @@ export interface EmulatorOptions {
 	seedCalls?: number;
 	/** Default 'data-next_cursor'. */
 	paginationStyle?: PaginationStyle;
+	/** Default 'newest-first'. */
+	listOrder?: ListOrder;
+	/**
+	 * The field listed calls carry their creation time in (default 'created_at'). Any other
+	 * name, or null for no time at all, also drops started_at and ended_at.
+	 */
+	callTimeField?: string | null;
 	/** Default 50. */
 	defaultPageSize?: number;
 	/** Default 100. */

@@ -1,6 +1,6 @@
 import * as path from 'path';
 
-import { n8nModulesDir, REPO_DIR } from './n8n-install';
+import { n8nModulesDir } from './n8n-install';
 import { runProcess } from './process';
 import type { N8nSandbox } from './sandbox';
 import type { RunData } from './types';

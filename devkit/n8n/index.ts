@@ -2,6 +2,7 @@
 export {
 	ensureN8n,
 	n8nModulesDir,
+	N8N_MAJOR,
 	N8N_VERSION,
 	NODE24_VERSION,
 	REPO_DIR,

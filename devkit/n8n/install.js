@@ -5,18 +5,23 @@
  *
  * Why this is not a plain `npm install n8n`: n8n 2.x needs Node >= 22 (it asks for 24) while this
  * project runs on Node 20; `linkedom` depends on `cssomnom`, which is absent from the registry;
- * some optional native modules try to download prebuilt binaries in install scripts; and the
- * SQLite driver has no prebuilt binary we can fetch, so it is compiled against Node 24 headers.
+ * n8n 1.x depends on an `xlsx` tarball hosted outside the registry; some optional native modules
+ * try to download prebuilt binaries in install scripts; and the SQLite driver (and, on 1.x,
+ * isolated-vm) has no prebuilt binary we can fetch, so it is compiled against Node 24 headers.
  *
  * Usage: node devkit/n8n/install.js [--print-env]   (or require() it and call ensureN8n()).
- * Env: LCA_N8N_CACHE overrides the cache folder.
+ * Env: LCA_N8N_VERSION picks the n8n release (default DEFAULT_N8N_VERSION; one cache folder per
+ * version), LCA_N8N_CACHE overrides the cache folder.
  */
 const { spawn } = require('child_process');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
-const N8N_VERSION = '2.40.7';
+/** The n8n release the suites run on unless LCA_N8N_VERSION names another (tested: 1.123.x, 2.40.x). */
+const DEFAULT_N8N_VERSION = '2.40.7';
+const N8N_VERSION = process.env.LCA_N8N_VERSION || DEFAULT_N8N_VERSION;
+const N8N_MAJOR = Number(N8N_VERSION.split('.')[0]);
 const NODE_VERSION = '24.11.1';
 const CACHE_KEY = `n8n-${N8N_VERSION}-node${NODE_VERSION}`;
 const MARKER = '.install-complete.json';
@@ -127,14 +132,18 @@ const STEPS = [
 		},
 	},
 	{
-		name: `install n8n@${N8N_VERSION} (--ignore-scripts, cssomnom overridden)`,
+		name: `install n8n@${N8N_VERSION} (--ignore-scripts, off-registry dependencies overridden)`,
 		async run(p) {
 			writeJson(path.join(p.n8nDir, 'package.json'), {
 				name: 'lca-n8n',
 				private: true,
 				dependencies: { n8n: N8N_VERSION },
-				// linkedom depends on `cssomnom`, which is not on the registry; cssom is its origin.
-				overrides: { cssomnom: 'npm:cssom@0.5.0' },
+				overrides: {
+					// linkedom depends on `cssomnom`, which is not on the registry; cssom is its origin.
+					cssomnom: 'npm:cssom@0.5.0',
+					// n8n 1.x pins xlsx to a tarball on cdn.sheetjs.com; the registry has the same package.
+					...(N8N_MAJOR < 2 ? { xlsx: '0.18.5' } : {}),
+				},
 			});
 			await npm(['install'], p.n8nDir, p, 'installing n8n (large, a few minutes)');
 		},
@@ -145,6 +154,21 @@ const STEPS = [
 			await buildNative(p, p.sqlite3Dir, 'building sqlite3');
 		},
 	},
+	// n8n 1.x loads isolated-vm at startup (2.x only on demand, so it is left unbuilt there).
+	...(N8N_MAJOR < 2
+		? [
+				{
+					name: 'build isolated-vm from source against Node 24 headers (a few minutes)',
+					async run(p) {
+						await buildNative(
+							p,
+							path.join(p.n8nDir, 'node_modules', 'isolated-vm'),
+							'building isolated-vm',
+						);
+					},
+				},
+			]
+		: []),
 ];
 
 /** node-gyp rebuild with the Node 24 binary and headers (the ~/.npmrc nodedir is not used). */
@@ -238,7 +262,16 @@ async function ensureN8n() {
 	});
 }
 
-module.exports = { ensureN8n, isComplete, paths, cacheDir, N8N_VERSION, NODE_VERSION, CACHE_KEY };
+module.exports = {
+	ensureN8n,
+	isComplete,
+	paths,
+	cacheDir,
+	N8N_VERSION,
+	DEFAULT_N8N_VERSION,
+	NODE_VERSION,
+	CACHE_KEY,
+};
 
 if (require.main === module) {
 	ensureN8n().then(

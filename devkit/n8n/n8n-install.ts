@@ -20,7 +20,10 @@ export const REPO_DIR = path.resolve(__dirname, '..', '..');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const installer = require('./install.js') as InstallModule;
 
+/** The n8n release the harness runs: LCA_N8N_VERSION, else the default of install.js. */
 export const N8N_VERSION = installer.N8N_VERSION;
+/** 1 or 2: the few places where the two lines differ (env vars, REST routes) branch on it. */
+export const N8N_MAJOR = Number(N8N_VERSION.split('.')[0]);
 export const NODE24_VERSION = installer.NODE_VERSION;
 
 let pending: Promise<N8nInstall> | undefined;

@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 
-import { ensureN8n, type N8nInstall } from './n8n-install';
+import { ensureN8n, N8N_MAJOR, type N8nInstall } from './n8n-install';
 import { freePort, runProcess, type RunResult } from './process';
 
 export interface SandboxOptions {
@@ -80,8 +80,9 @@ export async function createN8nSandbox(options: SandboxOptions = {}): Promise<N8
 		N8N_AI_ENABLED: 'false',
 		N8N_LICENSE_AUTO_RENEW_ENABLED: 'false',
 		N8N_PUBLIC_API_DISABLED: 'true',
-		// `n8n start` otherwise fetches https://api.n8n.io/api/mcp-servers (stack traces offline).
-		N8N_DISABLED_MODULES: 'mcp-registry',
+		// 2.x `n8n start` otherwise fetches https://api.n8n.io/api/mcp-servers (stack traces
+		// offline); 1.x has no such module and refuses to start when an unknown one is named.
+		...(N8N_MAJOR >= 2 ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {}),
 		// Community packages load from <userFolder>/.n8n/nodes; never ask a registry about them.
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 		N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',

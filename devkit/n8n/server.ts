@@ -74,8 +74,10 @@ export class N8nServer {
 				throw new Error(`n8n start exited with ${this.child.exitCode}; see ${this.logFile}`);
 			}
 			try {
-				const res = await fetch(`${this.baseUrl}/healthz/readiness`);
-				if (res.ok) return;
+				// 1.x reports ready once the database is migrated, before its REST routes exist:
+				// wait for one of them too (the settings the editor loads before signing in).
+				const ready = await fetch(`${this.baseUrl}/healthz/readiness`);
+				if (ready.ok && (await fetch(`${this.baseUrl}/rest/settings`)).ok) return;
 			} catch {
 				// not listening yet
 			}

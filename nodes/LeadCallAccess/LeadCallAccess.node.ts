@@ -6,10 +6,15 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { CREDENTIAL_TEST, testCredential } from '../shared/credentialTest';
 import * as call from './actions/call';
 import * as lead from './actions/lead';
 import * as recording from './actions/recording';
 import { router } from './actions/router';
+import { searchCalls } from './methods/searchCalls';
+import { searchLawfulBases } from './methods/searchLawfulBases';
+
+const resources = [lead.description, call.description, recording.description];
 
 export class LeadCallAccess implements INodeType {
 	description: INodeTypeDescription = {
@@ -17,14 +22,18 @@ export class LeadCallAccess implements INodeType {
 		name: 'leadCallAccess',
 		icon: { light: 'file:leadCallAccess.svg', dark: 'file:leadCallAccess.dark.svg' },
 		group: ['transform'],
-		version: 1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		// 2: Get Recording's Call ID became a resource locator (version 1 keeps the text field).
+		version: [1, 2],
+		defaultVersion: 2,
+		// The operation's action ("Get many calls"), not its internal id; a test checks it matches.
+		subtitle:
+			'={{ {"import":"Import a lead","getAll":"Get many calls","get":"Get a recording"}[$parameter["operation"]] }}',
 		description: 'Import leads, list calls and export call recordings',
 		defaults: { name: 'Lead & Call Access' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'leadCallAccessApi', required: true }],
+		credentials: [{ name: 'leadCallAccessApi', required: true, testedBy: 'leadCallAccessApiTest' }],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -38,10 +47,20 @@ export class LeadCallAccess implements INodeType {
 				],
 				default: 'lead',
 			},
-			...lead.description,
-			...call.description,
-			...recording.description,
+			...resources.flat(),
+			{
+				displayName:
+					"This node retries temporary failures and waits out rate limits itself (Options: Max Retries, Max Rate-Limit Wait). Leave n8n's Settings > Retry On Fail off: each of its tries would repeat all of this node's retries.",
+				name: 'retryNotice',
+				type: 'notice',
+				default: '',
+			},
 		],
+	};
+
+	methods = {
+		listSearch: { searchCalls, searchLawfulBases },
+		credentialTest: { [CREDENTIAL_TEST]: testCredential },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -7,10 +7,12 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { CREDENTIAL_TEST, testCredential } from '../shared/credentialTest';
 import { queryParametersField } from '../shared/options/queryParameters';
 import { optionsCollection } from '../shared/options/requestOptions';
-import { DEFAULT_MAX_CALLS_PER_POLL, pollCalls } from './poll';
+import { pollCalls } from './poll';
 import { MAX_REMEMBERED } from './position';
+import { DEFAULT_MAX_CALLS_PER_POLL } from './settings';
 
 const triggerOptions: INodeProperties[] = [
 	{
@@ -19,7 +21,29 @@ const triggerOptions: INodeProperties[] = [
 		type: 'dateTime',
 		default: '',
 		description:
-			"When the trigger starts, also emit the calls created since this time (in the workflow's timezone), oldest first. Empty: start with the calls that arrive after activation. Needs calls that carry a creation time (created_at).",
+			"When the trigger starts, also emit the calls created since this time (in the workflow's timezone), oldest first. Empty: start with the calls that arrive after activation. Needs calls that carry a time (created_at or similar).",
+	},
+	{
+		displayName: 'List Order',
+		name: 'listOrder',
+		type: 'options',
+		options: [
+			{
+				name: 'Detect',
+				value: 'detect',
+				description:
+					"From the calls' times, or without times from where new calls appear (first page or last)",
+			},
+			{ name: 'Newest First', value: 'newest', description: 'New calls appear on the first page' },
+			{
+				name: 'Oldest First',
+				value: 'oldest',
+				description: 'New calls are appended on the last page',
+			},
+		],
+		default: 'detect',
+		description:
+			'The order in which the service lists calls. Detect works it out; set it when the calls carry no time and the trigger asks for it.',
 	},
 	{
 		displayName: 'Max Calls per Poll',
@@ -49,8 +73,17 @@ export class LeadCallAccessTrigger implements INodeType {
 		polling: true,
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'leadCallAccessApi', required: true }],
+		credentials: [{ name: 'leadCallAccessApi', required: true, testedBy: 'leadCallAccessApiTest' }],
 		properties: [
+			{
+				// Names the trigger in the nodes panel ("On new call"), like the canvas subtitle.
+				displayName: 'Trigger On',
+				name: 'event',
+				type: 'options',
+				noDataExpression: true,
+				options: [{ name: 'New Call', value: 'newCall', action: 'On new call' }],
+				default: 'newCall',
+			},
 			{
 				displayName:
 					'Emits each new call once, oldest first. On activation it starts from the newest call and emits nothing, unless Calls Since is set.',
@@ -78,6 +111,9 @@ export class LeadCallAccessTrigger implements INodeType {
 			optionsCollection(triggerOptions),
 		],
 	};
+
+	// n8n takes the credential test from whichever node using the credential it finds first.
+	methods = { credentialTest: { [CREDENTIAL_TEST]: testCredential } };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 		return await pollCalls.call(this);

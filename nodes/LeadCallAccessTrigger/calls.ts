@@ -5,14 +5,32 @@ import { parseTime } from './time';
 
 /**
  * What the trigger reads from a call. The spec shows no call fields, so it relies on an id
- * (required: without one a call cannot be emitted exactly once) and, when the list gives
- * one, a creation time (used to order and to bound the search; see README, "Trigger").
+ * (required: without one a call cannot be emitted exactly once) and, when the calls carry
+ * one, a time: used to order, to bound the search and to tell the list's order.
  */
-const TIME_KEYS = ['created_at', 'createdAt', 'created'];
+
+/** Time fields by preference: creation first, then start, then generic names. */
+const TIME_KEYS = [
+	'created_at',
+	'createdAt',
+	'created',
+	'started_at',
+	'startedAt',
+	'start_time',
+	'startTime',
+	'timestamp',
+	'date',
+	'time',
+];
+/** Other `*_at` / `*At` fields are read too, update-like ones last (they change over time). */
+const OTHER_TIME_KEY = /(_at|At)$/;
+const UPDATE_LIKE = /^(updated|modified|changed|edited)/i;
+
+export type ListOrder = 'newest' | 'oldest';
 
 export interface TrackedCall {
 	id: string;
-	/** Creation time in ms since the epoch, when the call carries a readable one. */
+	/** The call's time in ms since the epoch, when it carries a readable one. */
 	at?: number;
 	json: IDataObject;
 }
@@ -28,8 +46,17 @@ export class CallListError extends Error {
 }
 
 export function callTime(call: IDataObject): number | undefined {
-	const key = TIME_KEYS.find((name) => name in call);
-	return key === undefined ? undefined : parseTime(call[key]);
+	const others = Object.keys(call).filter((key) => OTHER_TIME_KEY.test(key));
+	const keys = [
+		...TIME_KEYS,
+		...others.filter((key) => !UPDATE_LIKE.test(key)),
+		...others.filter((key) => UPDATE_LIKE.test(key)),
+	];
+	for (const key of keys) {
+		const at = key in call ? parseTime(call[key]) : undefined;
+		if (at !== undefined) return at;
+	}
+	return undefined;
 }
 
 export function trackCall(json: IDataObject): TrackedCall {
@@ -43,31 +70,34 @@ export function trackCall(json: IDataObject): TrackedCall {
 	return { id, at: callTime(json), json };
 }
 
-/**
- * The trigger assumes the list is newest first, as the emulated service and list endpoints
- * of this kind return it by default. A page whose first call is older than its last proves
- * the opposite; stopping then is better than silently emitting nothing or the wrong calls.
- */
-export function assertNewestFirst(page: TrackedCall[]): void {
-	const timed = page.filter((call) => call.at !== undefined);
-	if (timed.length < 2) return;
-	const first = timed[0];
-	const last = timed[timed.length - 1];
-	if (first.at! < last.at!) {
-		throw new CallListError(
-			`The calls list comes oldest first (call ${first.id} is older than call ${last.id} after it), but the trigger needs the newest call first`,
-			'Add a Query Parameter that sorts the list newest first, with the name and value the service documents (for example sort = -created_at or order = desc).',
-		);
-	}
+/** The order the calls' times show (first against last), or undefined when they show none. */
+export function timeOrder(calls: TrackedCall[]): ListOrder | undefined {
+	const timed = calls.filter((call) => call.at !== undefined);
+	if (timed.length < 2) return undefined;
+	const first = timed[0].at!;
+	const last = timed[timed.length - 1].at!;
+	return first === last ? undefined : first > last ? 'newest' : 'oldest';
+}
+
+const ORDER_NAMES: Record<ListOrder, string> = { newest: 'newest first', oldest: 'oldest first' };
+
+/** Fails when a page's times contradict the order the trigger works with. */
+export function assertOrder(calls: TrackedCall[], order: ListOrder): void {
+	const shown = timeOrder(calls);
+	if (shown === undefined || shown === order) return;
+	throw new CallListError(
+		`The calls list comes ${ORDER_NAMES[shown]} (by the calls' times), but the trigger reads it as ${ORDER_NAMES[order]}`,
+		'Set Options › List Order to Detect (or to the order the service lists calls in), or keep the order with a sort Query Parameter.',
+	);
 }
 
 /**
- * Oldest first, the order the trigger emits in. The list is newest first, so reversing it
- * is the order; when every call has a creation time the calls are also sorted by it (the
- * sort is stable: calls created at the same time keep their reversed list order).
+ * Oldest first, the order the trigger emits in: the list order, reversed for a newest-first
+ * list; when every call has a time, also sorted by it (the sort is stable: calls of the same
+ * instant keep their list order).
  */
-export function oldestFirst(calls: TrackedCall[]): TrackedCall[] {
-	const reversed = [...calls].reverse();
-	if (reversed.some((call) => call.at === undefined)) return reversed;
-	return reversed.sort((a, b) => a.at! - b.at!);
+export function chronological(calls: TrackedCall[], order: ListOrder): TrackedCall[] {
+	const listed = order === 'newest' ? [...calls].reverse() : [...calls];
+	if (listed.some((call) => call.at === undefined)) return listed;
+	return listed.sort((a, b) => a.at! - b.at!);
 }

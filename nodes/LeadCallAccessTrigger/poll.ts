@@ -1,136 +1,120 @@
-import type {
-	IBinaryData,
-	IDataObject,
-	INode,
-	INodeExecutionData,
-	IPollFunctions,
-} from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { readQueryParameters } from '../shared/options/queryParameters';
-import { readRequestPolicy } from '../shared/options/requestOptions';
+import type { CallPage } from '../shared/calls/callPages';
 import { MAX_PAGE_SIZE, iterateCallPages } from '../shared/calls/callPages';
-import { downloadRecording, fetchRecordingInfo } from '../shared/recording';
-import type { RequestPolicy } from '../shared/transport';
-import type { TrackedCall } from './calls';
-import { CallListError, oldestFirst } from './calls';
+import type { NextPage } from '../shared/calls/pagination';
+import type { ListOrder, TrackedCall } from './calls';
+import { CallListError, chronological, timeOrder } from './calls';
+import { toItems, toNodeError } from './emit';
 import type { Position } from './position';
 import { readPosition, recordCalls, usablePosition, writePosition } from './position';
-import { parseSince } from './time';
-import { findNewCalls, findStartCalls } from './walk';
+import type { TriggerSettings } from './settings';
+import { readSettings } from './settings';
+import { findTailCalls, readToEnd } from './tail';
+import { findNewCalls, findStartCalls, trackPage } from './walk';
 
-export const DEFAULT_MAX_CALLS_PER_POLL = 100;
+/**
+ * One poll. The list's order decides the walk: a newest-first list is read from its first
+ * page until the position (walk.ts), an oldest-first one from the page where the last poll
+ * stopped (tail.ts). With List Order on Detect the order comes from the calls' times, else from
+ * where new ids appear between polls, and is remembered once known.
+ */
 
-/** A manual test fetches a few calls rather than one, to pick the newest by creation time. */
-const TEST_PAGE_SIZE = 10;
+type Pages = (from: NextPage) => AsyncIterable<CallPage>;
 
-interface TriggerSettings {
-	query: IDataObject;
-	queryKey: string;
-	policy: RequestPolicy;
-	/** "Calls Since" (ms), used only when the trigger starts. */
-	since?: number;
-	/** The binary field to put each recording in; undefined when not downloading. */
-	binaryPropertyName?: string;
-	maxCalls: number;
+function pagesOf(this: IPollFunctions, settings: TriggerSettings): Pages {
+	return (from) =>
+		iterateCallPages.call(this, {
+			query: settings.query,
+			wanted: () => MAX_PAGE_SIZE,
+			policy: settings.policy,
+			from,
+		});
 }
 
-function readSettings(this: IPollFunctions): TriggerSettings {
-	const options = this.getNodeParameter('options', {}) as {
-		callsSince?: unknown;
-		maxCallsPerPoll?: number;
-	};
-	const query = readQueryParameters.call(this);
-	const rawSince = options.callsSince;
-	let since: number | undefined;
-	if (rawSince !== undefined && rawSince !== null && rawSince !== '') {
-		since = parseSince(rawSince, this.getTimezone());
-		if (since === undefined) {
-			throw new NodeOperationError(
-				this.getNode(),
-				`Calls Since is not a date and time: "${String(rawSince)}"`,
-			);
+/** The first page, and all pages again (the first is not fetched twice). */
+async function withFirstPage(source: AsyncIterable<CallPage>) {
+	const iterator = source[Symbol.asyncIterator]();
+	const head = await iterator.next();
+	async function* pages(): AsyncGenerator<CallPage> {
+		if (head.done) return;
+		yield head.value;
+		for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+			yield next.value;
 		}
 	}
-	const download = this.getNodeParameter('downloadRecording', false) as boolean;
-	const maxCalls = Number(options.maxCallsPerPoll ?? DEFAULT_MAX_CALLS_PER_POLL);
-	return {
-		query,
-		queryKey: JSON.stringify(Object.entries(query).sort(([a], [b]) => a.localeCompare(b))),
-		policy: readRequestPolicy.call(this),
-		since,
-		binaryPropertyName: download
-			? String(this.getNodeParameter('binaryPropertyName', 'data') || 'data')
-			: undefined,
-		maxCalls:
-			Number.isFinite(maxCalls) && maxCalls >= 1
-				? Math.floor(maxCalls)
-				: DEFAULT_MAX_CALLS_PER_POLL,
-	};
-}
-
-function pages(this: IPollFunctions, settings: TriggerSettings, pageSize = MAX_PAGE_SIZE) {
-	return iterateCallPages.call(this, {
-		query: settings.query,
-		pageSize: () => pageSize,
-		policy: settings.policy,
-	});
-}
-
-/** The call's recording, or undefined when the API has none for it (404: a missed call, say). */
-async function recordingOf(
-	this: IPollFunctions,
-	callId: string,
-	policy: RequestPolicy,
-): Promise<IBinaryData | undefined> {
-	let info;
-	try {
-		info = await fetchRecordingInfo.call(this, callId, policy);
-	} catch (error) {
-		// Any other failure fails the poll, which keeps the position: the next poll tries again.
-		if (error instanceof NodeApiError && error.httpCode === '404') return undefined;
-		throw toNodeError(this.getNode(), error);
-	}
-	return await downloadRecording.call(this, callId, info, policy);
-}
-
-async function toItems(
-	this: IPollFunctions,
-	calls: TrackedCall[],
-	settings: TriggerSettings,
-): Promise<INodeExecutionData[]> {
-	const items: INodeExecutionData[] = [];
-	// One at a time, in emitting order: requests are paced per key anyway.
-	for (const call of calls) {
-		const item: INodeExecutionData = { json: call.json };
-		if (settings.binaryPropertyName !== undefined) {
-			const binary = await recordingOf.call(this, call.id, settings.policy);
-			if (binary) item.binary = { [settings.binaryPropertyName]: binary };
-		}
-		items.push(item);
-	}
-	return items;
-}
-
-/** "Fetch Test Event": the most recent call, so fields can be mapped; the position is left alone. */
-async function latestCall(
-	this: IPollFunctions,
-	settings: TriggerSettings,
-): Promise<INodeExecutionData[][] | null> {
-	const calls = await findStartCalls(firstPageOnly(pages.call(this, settings, TEST_PAGE_SIZE)));
-	const newest = oldestFirst(calls).pop();
-	return newest === undefined ? null : [await toItems.call(this, [newest], settings)];
-}
-
-async function* firstPageOnly<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
-	for await (const page of source) {
-		yield page;
-		return;
-	}
+	return { first: head.done ? [] : trackPage(head.value, undefined), pages: pages() };
 }
 
 /**
- * One poll. The new position is computed aside and written only once everything (listing and
+ * Without times, new ids at the head of the first page mean newest first. New ids further down
+ * a first page that is not also the last cannot be placed: the trigger says so rather than
+ * guess (and perhaps never emit them).
+ */
+function orderFromIds(first: TrackedCall[], from: Position): ListOrder | undefined {
+	const seen = new Set(from.seen);
+	if (first.length === 0 || seen.size === 0) return undefined;
+	if (!seen.has(first[0].id)) return 'newest';
+	const inside = first.find((call) => !seen.has(call.id));
+	if (inside !== undefined && from.tail?.request !== undefined) {
+		throw new CallListError(
+			`The trigger cannot tell where new calls appear in the calls list: call ${inside.id} is new but listed inside the first page, and the calls carry no time the trigger recognises`,
+			'Set Options › List Order to Newest First or Oldest First, or add a sort Query Parameter (for example sort = -created_at) so the list has a steady order.',
+		);
+	}
+	return undefined;
+}
+
+/** First activation: remember where the list stands, emit nothing. */
+async function start(pages: Pages, settings: TriggerSettings): Promise<Position> {
+	const { first, pages: all } = await withFirstPage(pages(undefined));
+	const known = settings.order ?? timeOrder(first);
+	const empty: Position = { seen: [], queryKey: settings.queryKey };
+	if (known === 'newest') {
+		const calls = await findStartCalls(all);
+		return recordCalls({ ...empty, order: known }, chronological(calls, 'newest'));
+	}
+	// Oldest first, or not known yet: new calls may come at the end, so find it.
+	const { calls, tail } = await readToEnd(all);
+	const order = known ?? timeOrder(calls);
+	const newestAt = Math.max(...calls.map((call) => call.at ?? -Infinity));
+	const ends = new Set([...first.map((call) => call.id), ...tail.ids]);
+	const remembered = calls.filter((call) => ends.has(call.id) || call.at === newestAt);
+	const listed = order === 'newest' ? [...remembered].reverse() : remembered;
+	return recordCalls({ ...empty, order, tail: order === 'newest' ? undefined : tail }, listed);
+}
+
+/** Later polls, or a first one asked to start from "Calls Since". */
+async function findNew(
+	pages: Pages,
+	settings: TriggerSettings,
+	from: Position,
+	requireTimes: boolean,
+): Promise<{ emitted: TrackedCall[]; position: Position }> {
+	let order = settings.order ?? from.order;
+	let head: AsyncIterable<CallPage> = pages(undefined);
+	if (order === undefined) {
+		const { first, pages: all } = await withFirstPage(head);
+		order = timeOrder(first) ?? orderFromIds(first, from);
+		head = all;
+	}
+	if (order === 'newest') {
+		const fresh = await findNewCalls(head, from, { requireTimes });
+		// The oldest first; past the cap the newer ones stay unhandled for the next polls.
+		const emitted = chronological(fresh, 'newest').slice(0, settings.maxCalls);
+		return { emitted, position: recordCalls({ ...from, order, tail: undefined }, emitted) };
+	}
+	const { emitted, tail } = await findTailCalls(pages, from, {
+		maxCalls: settings.maxCalls,
+		requireTimes,
+	});
+	// New calls found at the end of a list whose order was unknown: it is oldest first.
+	if (order === undefined && emitted.length > 0 && from.seen.length > 0) order = 'oldest';
+	return { emitted, position: recordCalls({ ...from, order, tail }, emitted) };
+}
+
+/**
+ * The new position is computed aside and written only once everything (listing and
  * downloads) succeeded: a poll that fails leaves the old one, and the next poll resumes there.
  */
 async function pollOnce(
@@ -139,34 +123,40 @@ async function pollOnce(
 ): Promise<INodeExecutionData[][] | null> {
 	const staticData = this.getWorkflowStaticData('node');
 	const stored = usablePosition(readPosition(staticData), settings.queryKey);
+	const pages = pagesOf.call(this, settings);
 	let emitted: TrackedCall[] = [];
 	let position: Position;
 	if (stored === undefined && settings.since === undefined) {
-		// First activation: remember where the list stands, emit nothing.
-		const start: Position = { seen: [], queryKey: settings.queryKey };
-		position = recordCalls(start, await findStartCalls(pages.call(this, settings)));
+		position = await start(pages, settings);
 	} else {
-		// Later polls, or a first one asked to start from "Calls Since".
 		const from = stored ?? { seen: [], newestAt: settings.since, queryKey: settings.queryKey };
-		const fresh = await findNewCalls(pages.call(this, settings), from, {
-			requireTimes: stored === undefined,
-		});
-		// The oldest first; past the cap the newer ones stay unhandled for the next polls.
-		emitted = oldestFirst(fresh).slice(0, settings.maxCalls);
-		position = recordCalls(from, emitted);
+		({ emitted, position } = await findNew(pages, settings, from, stored === undefined));
 	}
 	const items = await toItems.call(this, emitted, settings);
 	writePosition(staticData, position);
 	return items.length > 0 ? [items] : null;
 }
 
-/** What n8n shows for a failed poll: node errors as they are, list problems with their advice. */
-function toNodeError(node: INode, error: unknown): NodeApiError | NodeOperationError {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	if (error instanceof CallListError) {
-		return new NodeOperationError(node, error.message, { description: error.description });
+/** "Fetch Test Event": the most recent call, so fields can be mapped; the position is left alone. */
+async function latestCall(
+	this: IPollFunctions,
+	settings: TriggerSettings,
+): Promise<INodeExecutionData[][] | null> {
+	const stored = usablePosition(
+		readPosition(this.getWorkflowStaticData('node')),
+		settings.queryKey,
+	);
+	const { first, pages } = await withFirstPage(pagesOf.call(this, settings)(undefined));
+	const order = settings.order ?? stored?.order ?? timeOrder(first) ?? 'newest';
+	let calls = first;
+	if (order === 'oldest') {
+		// From where the last poll stopped reading when it can, else from the start.
+		const tail =
+			stored?.tail && (await readToEnd(pagesOf.call(this, settings)(stored.tail.request)));
+		calls = tail && tail.calls.length > 0 ? tail.calls : (await readToEnd(pages)).calls;
 	}
-	return new NodeOperationError(node, error as Error);
+	const newest = chronological(calls, order).pop();
+	return newest === undefined ? null : [await toItems.call(this, [newest], settings)];
 }
 
 /**

@@ -1,24 +1,36 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { TrackedCall } from './calls';
-import { oldestFirst } from './calls';
+import type { NextPage } from '../shared/calls/pagination';
+import type { ListOrder, TrackedCall } from './calls';
 import { parseTime } from './time';
 
 /**
  * Ids kept in the workflow's static data. Only calls created at the newest remembered time
  * are needed for correctness (ties); the rest is a margin for when remembered calls are
- * deleted or, without creation times, for finding the position at all.
+ * deleted or, without times, for finding the position at all.
  */
 export const MAX_REMEMBERED = 500;
+
+/** The last page read of an oldest-first list: new calls are appended there and after it. */
+export interface Tail {
+	/** The request that fetched it (undefined: the first page), to read it again. */
+	request: NextPage;
+	/** The ids it held, to check that reading it again lands at the same place. */
+	ids: string[];
+}
 
 /** Where the trigger stands: the calls it has already handled. */
 export interface Position {
 	/** Ids of the most recently handled calls, newest first, at most MAX_REMEMBERED. */
 	seen: string[];
-	/** Creation time of the newest handled call (ms), when calls carry one. */
+	/** Time of the newest handled call (ms), when calls carry one. */
 	newestAt?: number;
 	/** The Query Parameters the calls were listed with (see `usablePosition`). */
 	queryKey: string;
+	/** The list's order, once known (from the calls' times, or where new calls appeared). */
+	order?: ListOrder;
+	/** Where an oldest-first list ended (see `Tail`). */
+	tail?: Tail;
 }
 
 /** The form kept in static data: plain JSON, readable in n8n's workflow export. */
@@ -27,9 +39,17 @@ interface StoredPosition {
 	queryKey: string;
 	seenIds: string[];
 	newestCreatedAt?: string;
+	listOrder?: ListOrder;
+	tail?: Tail;
 }
 
 const STATIC_KEY = 'position';
+
+function readTail(value: unknown): Tail | undefined {
+	const tail = value as Partial<Tail> | undefined;
+	if (typeof tail !== 'object' || tail === null || !Array.isArray(tail.ids)) return undefined;
+	return { request: tail.request, ids: tail.ids.filter((id) => typeof id === 'string') };
+}
 
 /** The stored position, or undefined when there is none yet (first activation). */
 export function readPosition(staticData: IDataObject): Position | undefined {
@@ -38,22 +58,25 @@ export function readPosition(staticData: IDataObject): Position | undefined {
 	if (!Array.isArray(stored.seenIds)) return undefined;
 	const seen = stored.seenIds.filter((id): id is string => typeof id === 'string');
 	const queryKey = typeof stored.queryKey === 'string' ? stored.queryKey : '';
-	return { seen, newestAt: parseTime(stored.newestCreatedAt), queryKey };
+	const order =
+		stored.listOrder === 'newest' || stored.listOrder === 'oldest' ? stored.listOrder : undefined;
+	const tail = readTail(stored.tail);
+	return { seen, newestAt: parseTime(stored.newestCreatedAt), queryKey, order, tail };
 }
 
 /**
- * The stored position if it still applies to the current Query Parameters. With creation
- * times it always does: "created after the newest handled call" holds whatever the filter.
- * Without them the position is only the remembered ids, which a changed filter may hide:
- * the list would then seem all new, so the trigger starts over instead.
+ * The stored position if it still applies to the current Query Parameters. With times it
+ * does: "created after the newest handled call" holds whatever the filter; only the order and
+ * the tail are found again. Without times the position is only the remembered ids, which a
+ * changed filter may hide: the list would then seem all new, so the trigger starts over.
  */
 export function usablePosition(
 	stored: Position | undefined,
 	queryKey: string,
 ): Position | undefined {
-	if (stored === undefined) return undefined;
-	if (stored.newestAt === undefined && stored.queryKey !== queryKey) return undefined;
-	return { ...stored, queryKey };
+	if (stored === undefined || stored.queryKey === queryKey) return stored;
+	if (stored.newestAt === undefined) return undefined;
+	return { seen: stored.seen, newestAt: stored.newestAt, queryKey };
 }
 
 /** Writes the position only when it changed, so an idle poll leaves static data untouched. */
@@ -66,14 +89,16 @@ export function writePosition(staticData: IDataObject, position: Position): void
 	if (position.newestAt !== undefined) {
 		stored.newestCreatedAt = new Date(position.newestAt).toISOString();
 	}
+	if (position.order !== undefined) stored.listOrder = position.order;
+	if (position.tail !== undefined) stored.tail = position.tail;
 	if (JSON.stringify(staticData[STATIC_KEY]) === JSON.stringify(stored)) return;
 	staticData[STATIC_KEY] = stored as unknown as IDataObject;
 }
 
-/** The position after `calls` were handled. */
+/** The position after `calls` (oldest first) were handled. */
 export function recordCalls(position: Position, calls: TrackedCall[]): Position {
-	const newestFirst = oldestFirst(calls).reverse();
-	const seen = [...new Set([...newestFirst.map((call) => call.id), ...position.seen])];
+	const newestFirst = [...calls].reverse().map((call) => call.id);
+	const seen = [...new Set([...newestFirst, ...position.seen])];
 	let newestAt = position.newestAt;
 	for (const { at } of calls) {
 		if (at !== undefined && (newestAt === undefined || at > newestAt)) newestAt = at;
@@ -86,10 +111,8 @@ export function recordCalls(position: Position, calls: TrackedCall[]): Position 
  * - `new`: not handled yet;
  * - `known`: handled, created at the newest handled time: keep reading, since an unhandled
  *   call created at the same time may follow it;
- * - `older`: created before the newest handled call, so handled or before the start: the
- *   calls after it in a newest-first list are older still;
- * - `reached`: handled, and no creation time to compare: list order is all there is, so the
- *   calls after it are older.
+ * - `older`: created before the newest handled call, so handled or before the start;
+ * - `reached`: handled, and no time to compare: list order is all there is.
  */
 export type Verdict = 'new' | 'known' | 'older' | 'reached';
 

@@ -1,5 +1,5 @@
-import type { IBinaryData, IDataObject } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ApiContext, RequestPolicy } from './transport';
 import { apiRequest, getConnectionSettings } from './transport';
@@ -62,8 +62,15 @@ function fileNameFromDisposition(disposition: string | undefined): string | unde
 	return plain?.[1].trim();
 }
 
+/**
+ * Replaces path separators, characters Windows forbids and control characters. Not n8n-workflow's
+ * sanitizeFilename: n8n 1.123.0 (n8n-workflow 1.120.0) does not have it yet.
+ */
 function safeFileName(name: string): string {
-	return name.replace(/[/\\?%*:|"<>\u0000-\u001f]/g, '_').slice(0, 200);
+	const unsafe = (char: string) => char < ' ' || '/\\?%*:|"<>'.includes(char);
+	return Array.from(name, (char) => (unsafe(char) ? '_' : char))
+		.join('')
+		.slice(0, 200);
 }
 
 /** The server's file name when it gives one, else the URL's, else `<callId>.<extension>`. */
@@ -86,6 +93,15 @@ export function recordingFileName(
 	return safeFileName(`${callId}.${extension}`);
 }
 
+/** The message names the call; what the server said stays in the description only. */
+function notFound(node: INode, callId: string, error: NodeApiError): NodeApiError {
+	return new NodeApiError(node, { status: 404 } as JsonObject, {
+		message: `No call with ID "${callId}", or it has no recording (404)`,
+		description: error.description ?? undefined,
+		httpCode: '404',
+	});
+}
+
 export interface RecordingInfo {
 	/** What the API said about the recording, with `callId` added. */
 	json: IDataObject;
@@ -103,11 +119,18 @@ export async function fetchRecordingInfo(
 	policy: RequestPolicy,
 ): Promise<RecordingInfo> {
 	const path = `/v1/calls/${encodeURIComponent(callId)}/recording`;
-	const response = await apiRequest.call(
-		this,
-		{ operation: 'getRecording', method: 'GET', path, acceptRedirect: true },
-		policy,
-	);
+	let response;
+	try {
+		response = await apiRequest.call(
+			this,
+			{ operation: 'getRecording', method: 'GET', path, acceptRedirect: true },
+			policy,
+		);
+	} catch (error) {
+		throw error instanceof NodeApiError && error.httpCode === '404'
+			? notFound(this.getNode(), callId, error)
+			: error;
+	}
 	const location = response.headers.location;
 	if (response.statusCode >= 300 && typeof location === 'string') {
 		// A relative Location ("/files/x.mp3") is relative to the address that was asked.

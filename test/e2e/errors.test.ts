@@ -1,23 +1,27 @@
 /**
- * Errors as a real n8n 2.40.7 routes, stores and shows them: error output and pairedItem,
+ * Errors as a real n8n (1.x and 2.x: LCA_N8N_VERSION) routes, stores and shows them: error
+ * output and pairedItem, the HTTP status to branch on, no item sent after a stop,
  * 422 on the right item, 401/403, the credential test from the editor, and the API key kept
  * out of everything n8n writes (database and log, at debug level).
  */
 import { openSession, type Session } from '../../devkit/demo/session';
 import {
 	NODE_NAME,
-	importLeadParameters as importLead,
+	parameters,
 	nodeWorkflow,
 	pairedLookupNode,
 	withItems,
-} from '../../devkit/demo/workflows';
+} from '../../devkit/workflows';
 import {
 	nodeOutput,
 	readDatabaseText,
 	type CredentialJson,
 	type NodeExecutionItem,
+	type WorkflowJson,
 } from '../../devkit/n8n';
 import { DEMO_KEYS } from '../../devkit/emulator';
+
+const importLead = parameters.importLead;
 
 jest.setTimeout(120_000);
 
@@ -62,6 +66,59 @@ const pairs = (items: NodeExecutionItem[]) =>
 const statuses = () =>
 	session.emulator.requests.map((request) => request.status).sort((a, b) => +a - +b);
 
+const leadItems = (count: number, start: number) =>
+	Array.from({ length: count }, (_, index) => ({ phone: `+1415555${start + index}00` }));
+
+/**
+ * Adds, after the node's error output, an IF node on `message.httpCode` = "422" and an Edit
+ * Fields node on each branch that looks the input item up through pairedItem.
+ */
+function withStatusBranch(workflow: WorkflowJson): WorkflowJson {
+	const branch = (name: string) => ({
+		...pairedLookupNode(name, {
+			name: "={{ $('Items').item.json.name }}",
+			httpCode: '={{ $json.message?.httpCode ?? "" }}',
+		}),
+		id: name,
+	});
+	const statusIs422 = {
+		id: 'status',
+		name: 'Status',
+		type: 'n8n-nodes-base.if',
+		typeVersion: 2,
+		position: [660, 120] as [number, number],
+		parameters: {
+			conditions: {
+				options: { caseSensitive: true, leftValue: '', typeValidation: 'loose' },
+				conditions: [
+					{
+						id: 'is-422',
+						leftValue: '={{ $json.message?.httpCode }}',
+						rightValue: '422',
+						operator: { type: 'string', operation: 'equals' },
+					},
+				],
+				combinator: 'and',
+			},
+			options: {},
+		},
+	};
+	return {
+		...workflow,
+		nodes: [...workflow.nodes, statusIs422, branch('API rejected'), branch('Refused locally')],
+		connections: {
+			...workflow.connections,
+			[NODE_NAME]: { main: [[], [{ node: 'Status', type: 'main', index: 0 }]] },
+			Status: {
+				main: [
+					[{ node: 'API rejected', type: 'main', index: 0 }],
+					[{ node: 'Refused locally', type: 'main', index: 0 }],
+				],
+			},
+		},
+	};
+}
+
 async function run(
 	parameters: Record<string, unknown>,
 	items: Array<Record<string, unknown>>,
@@ -74,7 +131,59 @@ async function run(
 }
 
 describe('error output routing and pairedItem', () => {
-	test('failed items go to the error output paired to their input; the next node can look them up', async () => {
+	test('an API 422 and a local refusal leave through the error output, paired, with the status to branch on', async () => {
+		const items = [
+			{ phone: '+14155550001', name: 'A' },
+			{ phone: '12345', name: 'B' },
+			{ phone: '+14155550003', name: 'C' },
+			{ name: 'D' },
+			{ phone: '+14155550005', name: 'E' },
+			{ phone: '+14155550006', name: 'F' },
+		];
+		// The API judges the numbers, so B gets its 422; D has no phone, which is refused locally.
+		const workflow = withStatusBranch(
+			nodeWorkflow({
+				parameters: importLead({ validatePhone: false }),
+				credential: credentialFor(DEMO_KEYS.full),
+				onError: 'continueErrorOutput',
+			}),
+		);
+		const result = await session.server.runWorkflow(
+			workflow,
+			[credentialFor(DEMO_KEYS.full)],
+			withItems(items),
+		);
+		const success = nodeOutput(result.run, NODE_NAME, 0);
+		const failed = nodeOutput(result.run, NODE_NAME, 1);
+		expect(success.map((item) => item.json.name)).toEqual(['A', 'C', 'E', 'F']);
+		expect(pairs(success)).toEqual([0, 2, 4, 5]);
+		expect(pairs(failed)).toEqual([1, 3]);
+		// n8n merges the input item into each error item: the next node still sees its fields.
+		expect(failed.map((item) => item.json.name)).toEqual(['B', 'D']);
+		expect(failed[0].json).toMatchObject({
+			phone: '12345',
+			error: expect.stringMatching(/^The API rejected the lead \(422\): phone_e164: Value error/),
+			message: {
+				httpCode: '422',
+				details: [expect.objectContaining({ loc: ['body', 'phone_e164'], type: 'value_error' })],
+			},
+		});
+		// Refused before any request: no HTTP status, the same detail shape as the API's.
+		expect(failed[1].json.error).toBe('phone_e164: Field required (the value is empty)');
+		expect(failed[1].json.message).toEqual({
+			details: [expect.objectContaining({ loc: ['body', 'phone_e164'] })],
+		});
+		// An IF node branches on the status; $('Items').item resolves through pairedItem.
+		expect(nodeOutput(result.run, 'API rejected').map((item) => item.json)).toEqual([
+			{ name: 'B', httpCode: '422' },
+		]);
+		expect(nodeOutput(result.run, 'Refused locally').map((item) => item.json)).toEqual([
+			{ name: 'D', httpCode: '' },
+		]);
+		expect(statuses()).toEqual([201, 201, 201, 201, 422]);
+	});
+
+	test('local phone checks: failed items go to the error output paired to their input', async () => {
 		const items = [
 			{ phone: '+14155550001', name: 'A' },
 			{ phone: 'call me maybe', name: 'B' },
@@ -97,7 +206,6 @@ describe('error output routing and pairedItem', () => {
 		expect(failed.map((item) => item.json.name)).toEqual(['B', 'D']);
 		expect(failed[0].json.error).toMatch(/^phone_e164: "call me maybe" contains characters/);
 		expect(failed[1].json.error).toBe('phone_e164: Field required (the value is empty)');
-		// $('Items').item resolves through pairedItem: wrong pairs would give wrong names.
 		expect(nodeOutput(result.run, 'Rejected').map((item) => item.json)).toEqual([
 			{ name: 'B', reason: failed[0].json.error },
 			{ name: 'D', reason: failed[1].json.error },
@@ -119,9 +227,10 @@ describe('error output routing and pairedItem', () => {
 		expect(failed.json.error).toMatch(
 			/^The API rejected the lead \(422\): phone_e164: Value error, phone_e164 must be an E\.164/,
 		);
-		expect(failed.json.details).toEqual([
-			expect.objectContaining({ loc: ['body', 'phone_e164'], type: 'value_error' }),
-		]);
+		expect(failed.json.message).toEqual({
+			httpCode: '422',
+			details: [expect.objectContaining({ loc: ['body', 'phone_e164'], type: 'value_error' })],
+		});
 	});
 
 	test('"Continue" keeps a failed item in the main output, in its place', async () => {
@@ -132,13 +241,16 @@ describe('error output routing and pairedItem', () => {
 		const output = nodeOutput(result.run, NODE_NAME, 0);
 		expect(output).toHaveLength(3);
 		expect(output[0].json.phone_e164).toBe('+14155550001');
-		expect(output[1].json.error).toMatch(/^The API rejected the lead \(422\)/);
+		expect(output[1].json).toEqual({
+			error: expect.stringMatching(/^The API rejected the lead \(422\)/),
+			message: { httpCode: '422', details: [expect.objectContaining({ type: 'value_error' })] },
+		});
 		expect(output[1].pairedItem).toEqual({ item: 1 });
 		expect(output[2].json.phone_e164).toBe('+14155550003');
 	});
 
-	test('by default the execution stops with a NodeApiError that names the item', async () => {
-		const items = [{ phone: '+14155550001' }, { phone: '12345' }, { phone: '+14155550003' }];
+	test('by default the execution stops with a NodeApiError that names the item; no later item is sent', async () => {
+		const items = [{ phone: '+14155550001' }, { phone: '12345' }, ...leadItems(3, 10)];
 		const result = await run(importLead({ validatePhone: false }), items);
 		expect(result.httpStatus).toBe(500);
 		expect(result.run.status).toBe('error');
@@ -151,6 +263,9 @@ describe('error output routing and pairedItem', () => {
 			description: expect.stringMatching(/loc: body\.phone_e164 \| msg: .+ \| type: value_error/),
 			context: expect.objectContaining({ itemIndex: 1 }),
 		});
+		// A request still in flight when the run stopped would have reached the emulator by now.
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		expect(statuses()).toEqual([201, 422]);
 	});
 });
 
@@ -214,28 +329,35 @@ describe('the credential test, as the editor runs it', () => {
 		return await session.server.testCredential(credential);
 	}
 
-	test('a good key: OK, after one read-only request', async () => {
+	const PROBES = [
+		['GET', '/v1/calls', { limit: '1' }],
+		['POST', '/v1/leads', {}],
+		['GET', '/v1/calls/n8n-credential-test-no-such-call/recording', {}],
+	];
+
+	test('a good key: OK with its three scopes, one harmless request per scope, nothing created', async () => {
 		expect(await testCredential(DEMO_KEYS.full)).toEqual({
 			status: 'OK',
-			message: 'Connection successful!',
+			message: 'Valid API key with scopes: calls:read, leads:write, recordings:read',
 		});
-		expect(session.emulator.requests.map((r) => [r.method, r.path, r.query])).toEqual([
-			['GET', '/v1/calls', { limit: '1' }],
-		]);
-		expect(session.emulator.requests[0].headers.authorization).toBe(`Bearer ${DEMO_KEYS.full}`);
+		expect(session.emulator.requests.map((r) => [r.method, r.path, r.query])).toEqual(PROBES);
+		expect(statuses()).toEqual([200, 404, 422]);
+		expect(session.emulator.leads.size).toBe(0);
+		for (const request of session.emulator.requests) {
+			expect(request.headers.authorization).toBe(`Bearer ${DEMO_KEYS.full}`);
+		}
 	});
 
-	test('an unknown key (401) and a key without calls:read (403) are told apart', async () => {
+	test('a key with only leads:write is valid and told which scopes it lacks; an unknown key (401) is not', async () => {
+		expect(await testCredential(DEMO_KEYS.leadsOnly)).toEqual({
+			status: 'OK',
+			message:
+				'Valid API key with scopes: leads:write. Missing: calls:read (needed by Get Many Calls and the trigger), recordings:read (needed by Get Recording)',
+		});
 		const unauthorized = await testCredential(UNKNOWN_KEY);
 		expect(unauthorized.status).toBe('Error');
-		expect(unauthorized.message).toMatch(/^API key missing or invalid \(401\)/);
-		const forbidden = await testCredential(DEMO_KEYS.leadsOnly);
-		expect(forbidden.status).toBe('Error');
-		expect(forbidden.message).toMatch(
-			/^The API key is valid but lacks the scope calls:read \(403\)/,
-		);
-		// n8n's credential tester itself retries a 401 once (it assumes an expired token).
-		expect(statuses()).toEqual([401, 401, 403]);
+		expect(unauthorized.message).toMatch(/^The API key is invalid or revoked \(401\)/);
+		expect(statuses()).toEqual([401, 403, 403, 422]);
 	});
 
 	test('a malformed key or a non-https Base URL: a clear error, no request, no key in it', async () => {

@@ -18,6 +18,7 @@ import {
 import { openSession, type Session } from '../../devkit/demo/session';
 import { nodeOutput, readDatabaseText } from '../../devkit/n8n';
 import { DEMO_KEYS, recordingBytes } from '../../devkit/emulator';
+import { CREDENTIAL_TYPE, NODE_TYPE } from '../../devkit/workflows';
 
 jest.setTimeout(120_000);
 
@@ -43,13 +44,25 @@ const credential = () => exampleCredential(session, DEMO_KEYS.full, RATE.limit);
 const apiRequests = (path: string) => session.emulator.requests.filter((r) => r.path === path);
 
 test('the editor gets the node from the tarball, with its credential, tool use and icons', async () => {
-	const [node] = await session.server.rest<
-		Array<{ usableAsTool?: boolean; credentials?: unknown; iconUrl: Record<string, string> }>
+	const [node, version1] = await session.server.rest<
+		Array<{
+			version: number | number[];
+			defaultVersion?: number;
+			usableAsTool?: boolean;
+			credentials?: unknown;
+			iconUrl: Record<string, string>;
+		}>
 	>('POST', '/node-types', {
-		nodeInfos: [{ name: 'n8n-nodes-lead-call-access.leadCallAccess', version: 1 }],
+		nodeInfos: [2, 1].map((version) => ({ name: NODE_TYPE, version })),
 	});
+	// One description serves both versions; new nodes get version 2.
+	expect(version1).toEqual(node);
+	expect(node.version).toEqual([1, 2]);
+	expect(node.defaultVersion).toBe(2);
 	expect(node.usableAsTool).toBe(true);
-	expect(node.credentials).toEqual([{ name: 'leadCallAccessApi', required: true }]);
+	expect(node.credentials).toEqual([
+		{ name: CREDENTIAL_TYPE, required: true, testedBy: 'leadCallAccessApiTest' },
+	]);
 	expect(Object.keys(node.iconUrl).sort()).toEqual(['dark', 'light']);
 	for (const icon of Object.values(node.iconUrl)) {
 		const res = await fetch(`${session.server.baseUrl}/${icon}`);
@@ -107,9 +120,9 @@ describe('import-leads-from-csv.json', () => {
 		// n8n merges the input row into each error item, so the next node sees the CSV columns.
 		const [first] = nodeOutput(result.run.run, 'Import Lead', 1);
 		expect(first.json).toMatchObject({ name: 'Linus Pauling', campaign: 'trade-show' });
-		expect(first.json.details).toEqual([
-			expect.objectContaining({ loc: ['body', 'phone_e164'], type: 'value_error' }),
-		]);
+		expect(first.json.message).toEqual({
+			details: [expect.objectContaining({ loc: ['body', 'phone_e164'], type: 'value_error' })],
+		});
 	});
 
 	test('a rejected row spends no request; each good row exactly one', () => {

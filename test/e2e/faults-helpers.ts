@@ -21,6 +21,7 @@ import {
 	type StoredExecution,
 	type WorkflowJson,
 } from '../../devkit/n8n';
+import { TEST_ITEMS_TYPE } from '../../devkit/workflows';
 
 /** The engine's result shape, plus what n8n stored (the raw text is searched for the key). */
 export interface RealN8nResult extends WorkflowResult {
@@ -29,7 +30,6 @@ export interface RealN8nResult extends WorkflowResult {
 	stored: StoredExecution;
 }
 
-const ITEMS_NODE_TYPE = 'test.items';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -41,8 +41,8 @@ export function toRealWorkflow(
 	workflow: IWorkflowBase,
 	credential: CredentialJson,
 ): { workflow: WorkflowJson; items: unknown[] } {
-	const start = workflow.nodes.find((node) => node.type === ITEMS_NODE_TYPE);
-	if (!start) throw new Error(`workflow "${workflow.name}" has no ${ITEMS_NODE_TYPE} node`);
+	const start = workflow.nodes.find((node) => node.type === TEST_ITEMS_TYPE);
+	if (!start) throw new Error(`workflow "${workflow.name}" has no ${TEST_ITEMS_TYPE} node`);
 	const items = JSON.parse(String(start.parameters.items ?? '[]')) as unknown[];
 	const nodes: WorkflowJson['nodes'] = workflow.nodes.map(
 		({ credentials, ...node }): WorkflowJson['nodes'][number] =>

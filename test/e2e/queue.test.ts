@@ -7,8 +7,7 @@
  * About 2 minutes, most of it starting the processes.
  */
 import { buildAndInstall } from '../../devkit/demo/build';
-import { CREDENTIAL_TYPE } from '../../devkit/demo/session';
-import { importLeadParameters, nodeWorkflow, withItems } from '../../devkit/demo/workflows';
+import { CREDENTIAL_TYPE, nodeWorkflow, parameters, withItems } from '../../devkit/workflows';
 import {
 	createN8nSandbox,
 	startN8nQueue,
@@ -65,7 +64,7 @@ test('two executions at once on two workers: every lead imported exactly once, 4
 	await n8n.main.createCredential(credential);
 	const hookPath = `queue-${Date.now()}`;
 	const workflow = nodeWorkflow({
-		parameters: importLeadParameters(),
+		parameters: parameters.importLead(),
 		credential,
 		onError: 'continueErrorOutput',
 	});

@@ -30,10 +30,11 @@ import {
 	type EmulatorOptions,
 	type RecordedRequest,
 } from '../../devkit/emulator';
+import { CREDENTIAL_TYPE, TRIGGER_TYPE } from '../../devkit/workflows';
 
-export const TRIGGER_TYPE = 'n8n-nodes-lead-call-access.leadCallAccessTrigger';
+export { TRIGGER_TYPE };
+
 export const TRIGGER_NAME = 'On New Call';
-const CREDENTIAL_TYPE = 'leadCallAccessApi';
 
 /**
  * Poll Times that never come up during a run (00:00:00 on 1 January): every poll is then one
@@ -63,6 +64,8 @@ interface StoredPosition {
 	queryKey: string;
 	seenIds: string[];
 	newestCreatedAt?: string;
+	listOrder?: string;
+	tail?: { request?: unknown; ids: string[] };
 }
 
 export class TriggerStage {
@@ -93,13 +96,17 @@ export class TriggerStage {
 		}
 	}
 
-	/** Creates a Lead & Call Access credential; returns the id n8n gave it. */
-	async createCredential(name: string, apiKey: string): Promise<string> {
+	/** Creates a Lead & Call Access credential (default: for the stage's emulator); returns its id. */
+	async createCredential(
+		name: string,
+		apiKey: string,
+		baseUrl = this.emulator.baseUrl,
+	): Promise<string> {
 		return await this.server.createCredential({
 			id: name,
 			name,
 			type: CREDENTIAL_TYPE,
-			data: { baseUrl: this.emulator.baseUrl, apiKey, requestsPerMinute: 0 },
+			data: { baseUrl, apiKey, requestsPerMinute: 0 },
 		});
 	}
 

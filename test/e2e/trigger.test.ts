@@ -75,6 +75,7 @@ describe('activation', () => {
 			queryKey: '[]',
 			seenIds: stage.emulator.calls.slice(0, 4).map((call) => call.id),
 			newestCreatedAt: newestCall().created_at,
+			listOrder: 'newest',
 		});
 		// One page read: the first call is the newest and the page ends older than it.
 		expect(listRequestsSince(stage.emulator, mark)).toHaveLength(1);

@@ -2,13 +2,25 @@ import type { IDataObject, INode, IWorkflowBase } from 'n8n-workflow';
 
 import type { Emulator, EmulatorOptions } from '../../devkit/emulator';
 import { DEMO_KEYS, startEmulator } from '../../devkit/emulator';
-import importLeads from '../workflows/import-leads.json';
-import listCalls from '../workflows/list-calls.json';
-import getRecording from '../workflows/get-recording.json';
+import { nodeWorkflow, parameters as operationParameters } from '../../devkit/workflows';
 import type { TestCredentials, WorkflowResult } from './harness';
 import { NODE_TYPE, runWorkflow } from './harness';
 
-const templates = { importLeads, listCalls, getRecording };
+/** Each operation as an engine test starts it: its node name and the user's usual parameters. */
+const templates = {
+	importLeads: {
+		nodeName: 'Import Lead',
+		parameters: () => {
+			const importLead = operationParameters.importLead();
+			return {
+				...importLead,
+				additionalFields: { ...importLead.additionalFields, campaignId: '={{ $json.campaign }}' },
+			};
+		},
+	},
+	listCalls: { nodeName: 'List Calls', parameters: () => operationParameters.listCalls() },
+	getRecording: { nodeName: 'Get Recording', parameters: () => operationParameters.getRecording() },
+};
 
 export interface WorkflowSetup {
 	/** Items emitted by the start node, i.e. the node's input items. */
@@ -18,19 +30,22 @@ export interface WorkflowSetup {
 	onError?: INode['onError'] | 'stopWorkflow';
 }
 
-/** A workflow JSON file from test/workflows with the test's items and parameters filled in. */
+/** The operation's workflow (Items → node, On Error: continue using error output) with the test's items and parameters. */
 export function workflowFrom(
 	template: keyof typeof templates,
 	setup: WorkflowSetup = {},
 ): IWorkflowBase {
-	const workflow = JSON.parse(JSON.stringify(templates[template])) as IWorkflowBase;
-	const start = workflow.nodes.find((node) => node.type === 'test.items')!;
-	const node = workflow.nodes.find((candidate) => candidate.type === NODE_TYPE)!;
-	if (setup.items) start.parameters.items = JSON.stringify(setup.items);
-	node.parameters = { ...node.parameters, ...setup.parameters } as INode['parameters'];
-	if (setup.onError === 'stopWorkflow') delete node.onError;
-	else if (setup.onError) node.onError = setup.onError;
-	return workflow;
+	const { nodeName, parameters } = templates[template];
+	const workflow = nodeWorkflow({
+		source: 'items',
+		items: setup.items ?? (template === 'listCalls' ? [{}] : []),
+		nodeName,
+		parameters: { ...parameters(), ...setup.parameters },
+		credential: { id: '1', name: 'Lead & Call Access account' },
+		onError:
+			setup.onError === 'stopWorkflow' ? undefined : (setup.onError ?? 'continueErrorOutput'),
+	});
+	return workflow as unknown as IWorkflowBase;
 }
 
 export function nodeName(workflow: IWorkflowBase): string {
@@ -79,10 +94,4 @@ export function useEmulator(options: EmulatorOptions = {}): {
 	};
 }
 
-/** Leads as a form or CRM would send them. */
-export function leads(count: number, start = 0): IDataObject[] {
-	return Array.from({ length: count }, (_, index) => ({
-		phone: `+1415555${String(start + index).padStart(4, '0')}`,
-		name: `Lead ${start + index}`,
-	}));
-}
+export { leads } from '../../devkit/workflows';

@@ -26,16 +26,16 @@ import { LeadCallAccessApi } from '../../credentials/LeadCallAccessApi.credentia
 import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
 import { TestItems } from './TestItems.node';
 
-export const PACKAGE = 'n8n-nodes-lead-call-access';
-export const NODE_TYPE = `${PACKAGE}.leadCallAccess`;
-export const TRIGGER_TYPE = `${PACKAGE}.leadCallAccessTrigger`;
+import { CREDENTIAL_TYPE, NODE_TYPE, TEST_ITEMS_TYPE } from '../../devkit/workflows';
+
+export { NODE_TYPE, TRIGGER_TYPE } from '../../devkit/workflows';
 
 const nodeTypesByName: Record<string, INodeType | IVersionedNodeType> = {
 	[NODE_TYPE]: new LeadCallAccess(),
-	'test.items': new TestItems(),
+	[TEST_ITEMS_TYPE]: new TestItems(),
 };
 const credentialTypes: Record<string, ICredentialType> = {
-	leadCallAccessApi: new LeadCallAccessApi(),
+	[CREDENTIAL_TYPE]: new LeadCallAccessApi(),
 };
 
 /** Lets the trigger's suite add its node without this file knowing about it. */
@@ -108,6 +108,8 @@ export interface TestCredentials {
 	baseUrl: string;
 	apiKey: string;
 	requestsPerMinute?: number;
+	/** The credential's hidden window of the rate budget (default 60 s): short in tests. */
+	rateWindowSeconds?: number;
 }
 
 export function additionalDataFor(
@@ -115,7 +117,7 @@ export function additionalDataFor(
 	hooks?: ExecutionLifecycleHooks,
 ): IWorkflowExecuteAdditionalData {
 	const credentialsHelper = new TestCredentialsHelper({
-		leadCallAccessApi: { requestsPerMinute: 0, ...credentials },
+		[CREDENTIAL_TYPE]: { requestsPerMinute: 0, ...credentials },
 	});
 	return {
 		credentialsHelper,
@@ -176,7 +178,7 @@ export async function runWorkflow(
 	hooks.addHandler('workflowExecuteAfter', (run) => resolveRun(run));
 
 	const startNode =
-		workflowData.nodes.find((node) => node.type === 'test.items') ?? workflowData.nodes[0];
+		workflowData.nodes.find((node) => node.type === TEST_ITEMS_TYPE) ?? workflowData.nodes[0];
 	const start: IExecuteData = {
 		node: workflow.getNode(startNode.name)!,
 		data: { main: [[{ json: {} }]] },

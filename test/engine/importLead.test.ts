@@ -111,9 +111,10 @@ describe('Import Lead through the execution engine', () => {
 		expect(result.errors[0].error).toMatch(/^phone_e164: "call me maybe" contains characters/);
 		expect(result.errors[1].error).toMatch(/has no country code/);
 		expect(result.errors[2].error).toMatch(/phone_e164: Field required/);
-		expect(result.errors[2].details).toEqual([
-			expect.objectContaining({ loc: ['body', 'phone_e164'], type: 'value_error' }),
-		]);
+		// A local check: no HTTP status, the same detail shape as the API's 422.
+		expect(result.errors[2].message).toEqual({
+			details: [expect.objectContaining({ loc: ['body', 'phone_e164'], type: 'value_error' })],
+		});
 	});
 
 	test('422 from the API becomes an error on the item that caused it, naming the field and the server words', async () => {
@@ -132,13 +133,16 @@ describe('Import Lead through the execution engine', () => {
 		expect(failed.error).toMatch(
 			/^The API rejected the lead \(422\): phone_e164: Value error, phone_e164 must be an E\.164 number/,
 		);
-		expect(failed.details).toEqual([
-			expect.objectContaining({
-				loc: ['body', 'phone_e164'],
-				type: 'value_error',
-				msg: expect.any(String),
-			}),
-		]);
+		expect(failed.message).toEqual({
+			httpCode: '422',
+			details: [
+				expect.objectContaining({
+					loc: ['body', 'phone_e164'],
+					type: 'value_error',
+					msg: expect.any(String),
+				}),
+			],
+		});
 		const errorItem = result.output('Import Lead').error[0];
 		expect(errorItem.pairedItem).toEqual({ item: 1 });
 	});
@@ -150,16 +154,20 @@ describe('Import Lead through the execution engine', () => {
 		});
 		const result = await run(workflow, credentials());
 		expect(result.success).toHaveLength(3);
+		// Exactly `{ error, message }`: the only shape with more than the message that n8n 1.x
+		// also routes to the error output (e2e runs it there); no `item.error`, which would
+		// make n8n replace the json with the message alone.
 		expect(result.success[1]).toEqual({
 			error: expect.stringMatching(/^phone_e164:/),
-			details: expect.any(Array),
+			message: { details: expect.any(Array) },
 		});
+		expect(result.output('Import Lead').success[1]).not.toHaveProperty('error');
 		expect(result.errors).toEqual([]);
 	});
 
-	test('without "Continue" the execution stops with an error that carries the item index', async () => {
+	test('without "Continue" the execution stops at the failing item: no later item is sent, the error names the item', async () => {
 		const workflow = workflowFrom('importLeads', {
-			items: [{ phone: '+14155550001' }, { phone: '12345' }, { phone: '+14155550003' }],
+			items: [{ phone: '+14155550001' }, { phone: '12345' }, ...leads(10, 2)],
 			parameters: { options: { validatePhone: false } },
 			onError: 'stopWorkflow',
 		});
@@ -173,6 +181,10 @@ describe('Import Lead through the execution engine', () => {
 		expect((result.error as unknown as { context: { itemIndex: number } }).context.itemIndex).toBe(
 			1,
 		);
+		// As in n8n's own nodes: the items after the failing one are never sent (not even late:
+		// a request still in flight when the run stopped would show up after this pause).
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		expect(emulator().requests.map((request) => request.status)).toEqual([201, 422]);
 	});
 
 	test('every input item ends in exactly one output (count invariant) for a mixed batch', async () => {

@@ -1,34 +1,39 @@
-import { PAGINATION_STYLES } from '../../devkit/emulator';
+import { PAGE_NUMBER_STYLE, PAGINATION_STYLES } from '../../devkit/emulator';
 import { run, useEmulator, workflowFrom } from './fixtures';
 
 const listRequests = (requests: Array<{ path: string; query: Record<string, string> }>) =>
 	requests.filter((request) => request.path === '/v1/calls');
 
-describe.each([...PAGINATION_STYLES])('List Calls with pagination style %s', (paginationStyle) => {
-	const { emulator, credentials } = useEmulator({ paginationStyle, seedCalls: 230 });
+describe.each([...PAGINATION_STYLES, PAGE_NUMBER_STYLE])(
+	'List Calls with pagination style %s',
+	(paginationStyle) => {
+		const { emulator, credentials } = useEmulator({ paginationStyle, seedCalls: 230 });
 
-	test('Return All follows every page and returns each call once, in list order', async () => {
-		const result = await run(
-			workflowFrom('listCalls', { parameters: { returnAll: true } }),
-			credentials(),
-		);
-		expect(result.success.map((call) => call.id)).toEqual(emulator().calls.map((call) => call.id));
-		// 230 calls at 100 per page: exactly 3 pages.
-		expect(listRequests(emulator().requests)).toHaveLength(3);
-	});
+		test('Return All follows every page and returns each call once, in list order', async () => {
+			const result = await run(
+				workflowFrom('listCalls', { parameters: { returnAll: true } }),
+				credentials(),
+			);
+			expect(result.success.map((call) => call.id)).toEqual(
+				emulator().calls.map((call) => call.id),
+			);
+			// 230 calls at 100 per page: exactly 3 pages.
+			expect(listRequests(emulator().requests)).toHaveLength(3);
+		});
 
-	test('a limit fetches only the pages it needs', async () => {
-		const result = await run(
-			workflowFrom('listCalls', { parameters: { returnAll: false, limit: 120 } }),
-			credentials(),
-		);
-		expect(result.success).toHaveLength(120);
-		expect(result.success[119].id).toBe(emulator().calls[119].id);
-		const requests = listRequests(emulator().requests);
-		expect(requests).toHaveLength(2);
-		expect(requests[0].query.limit).toBe('100');
-	});
-});
+		test('a limit fetches only the pages it needs', async () => {
+			const result = await run(
+				workflowFrom('listCalls', { parameters: { returnAll: false, limit: 120 } }),
+				credentials(),
+			);
+			expect(result.success).toHaveLength(120);
+			expect(result.success[119].id).toBe(emulator().calls[119].id);
+			const requests = listRequests(emulator().requests);
+			expect(requests).toHaveLength(2);
+			expect(requests[0].query.limit).toBe('100');
+		});
+	},
+);
 
 describe('List Calls against a service with a smaller maximum page size', () => {
 	const { emulator, credentials } = useEmulator({
@@ -128,9 +133,10 @@ describe('List Calls parameters and items', () => {
 			credentials(),
 		);
 		expect(result.errors[0].error).toMatch(/^The API rejected the request \(422\): direction: /);
-		expect(result.errors[0].details).toEqual([
-			expect.objectContaining({ loc: ['query', 'direction'] }),
-		]);
+		expect(result.errors[0].message).toEqual({
+			httpCode: '422',
+			details: [expect.objectContaining({ loc: ['query', 'direction'] })],
+		});
 	});
 
 	test('403 names the calls:read scope', async () => {

@@ -23,10 +23,10 @@ import type { TrackedCall } from '../../nodes/LeadCallAccessTrigger/calls';
 import type { Position } from '../../nodes/LeadCallAccessTrigger/position';
 import { findNewCalls, findStartCalls } from '../../nodes/LeadCallAccessTrigger/walk';
 import type { CallRecord, Emulator, EmulatorOptions, RecordedRequest } from '../../devkit/emulator';
-import { DEMO_KEYS, PAGINATION_STYLES, recordingBytes, startEmulator } from '../../devkit/emulator';
+import type { ListOrder, PaginationStyle } from '../../devkit/emulator';
+import { DEMO_KEYS, PAGE_NUMBER_STYLE, recordingBytes, startEmulator } from '../../devkit/emulator';
 import type { TestCredentials } from './harness';
 import {
-	PACKAGE,
 	TRIGGER_TYPE,
 	additionalDataFor,
 	binaryBuffer,
@@ -34,6 +34,7 @@ import {
 	registerNodeType,
 	runWorkflow,
 } from './harness';
+import { PACKAGE_NAME } from '../../devkit/workflows';
 
 registerNodeType(TRIGGER_TYPE, new LeadCallAccessTrigger());
 
@@ -141,58 +142,199 @@ afterEach(async () => {
 const tieAfterNewest = (emulator: Emulator) =>
 	new Date(Date.parse(emulator.calls[0].created_at) + 60_000).toISOString();
 
-describe.each([...PAGINATION_STYLES])('trigger with pagination style %s', (paginationStyle) => {
-	test('first poll emits nothing; new calls come once, oldest first, even across pages', async () => {
-		const emulator = await emulatorWith({ paginationStyle, maxPageSize: 3 });
-		const trigger = new TriggerUnderTest(emulator);
+const ORDERS: ListOrder[] = ['newest-first', 'oldest-first'];
+const TIME_FIELDS: Array<string | null> = ['created_at', 'timestamp', null];
+/** A cursor, a Link header with next URLs, and page numbers. */
+const STYLES: PaginationStyle[] = ['data-next_cursor', 'array-link-header', PAGE_NUMBER_STYLE];
+const MATRIX = ORDERS.flatMap((order) =>
+	TIME_FIELDS.flatMap((field) => STYLES.map((style) => [order, field, style] as const)),
+);
+/** List Order as the trigger's option names it. */
+const optionFor = (order: ListOrder) => (order === 'newest-first' ? 'newest' : 'oldest');
 
-		expect(await trigger.poll()).toEqual([]);
-		expect(listRequests(emulator)).toHaveLength(1);
+describe.each(MATRIX)(
+	'trigger on a %s list, time in %s, pagination %s',
+	(listOrder, callTimeField, paginationStyle) => {
+		const listOptions: EmulatorOptions = {
+			listOrder,
+			callTimeField,
+			paginationStyle,
+			maxPageSize: 3,
+		};
 
-		const added = emulator.addCalls(7);
-		const before = listRequests(emulator).length;
-		expect(await trigger.poll()).toEqual(ids(added));
-		// 3 per page: the third page holds the last new call, the newest known one and an older
-		// one, which shows the position is passed. No page beyond is fetched.
-		expect(listRequests(emulator).length - before).toBe(3);
+		test('activation emits nothing; each new call comes once, oldest first, across restarts', async () => {
+			const emulator = await emulatorWith(listOptions);
+			const trigger = new TriggerUnderTest(emulator);
+			expect(await trigger.poll()).toEqual([]);
 
-		expect(await trigger.poll()).toEqual([]);
-	});
+			const added = emulator.addCalls(7);
+			expect(await trigger.poll()).toEqual(ids(added));
+			expect(await trigger.poll()).toEqual([]);
+			const one = emulator.addCalls(1);
+			expect(await trigger.poll()).toEqual(ids(one));
+			const whileDown = emulator.addCalls(2);
+			trigger.restart();
+			expect(await trigger.poll()).toEqual(ids(whileDown));
+			trigger.restart();
+			expect(await trigger.poll()).toEqual([]);
+		});
 
-	test('calls that arrive between the pages of a poll are emitted by the next poll, once', async () => {
-		const emulator = await emulatorWith({ paginationStyle, maxPageSize: 3 });
+		test('calls that arrive between the pages of a poll are emitted by the next poll, once', async () => {
+			const emulator = await emulatorWith(listOptions);
+			const trigger = new TriggerUnderTest(emulator);
+			await trigger.poll();
+
+			const first = emulator.addCalls(10);
+			let during: CallRecord[] = [];
+			onApiRequest(emulator, (_request, index) => {
+				// Just before the API answers the second page of the poll.
+				if (index === 1) during = emulator.addCalls(4);
+			});
+			const emitted = [...(await trigger.poll()), ...(await trigger.poll())];
+			expect(during).toHaveLength(4);
+			expect(emitted).toEqual(ids([...during, ...first]));
+			expect(await trigger.poll()).toEqual([]);
+		});
+
+		test('Max Calls per Poll emits the oldest now and the rest on the next polls', async () => {
+			const emulator = await emulatorWith(listOptions);
+			const trigger = new TriggerUnderTest(emulator, { options: { maxCallsPerPoll: 3 } });
+			await trigger.poll();
+			const added = ids(emulator.addCalls(7));
+			expect(await trigger.poll()).toEqual(added.slice(0, 3));
+			expect(await trigger.poll()).toEqual(added.slice(3, 6));
+			const more = ids(emulator.addCalls(1));
+			expect(await trigger.poll()).toEqual([added[6], ...more]);
+			expect(await trigger.poll()).toEqual([]);
+		});
+
+		test('Fetch Test Event returns the most recent call and leaves the position alone', async () => {
+			const emulator = await emulatorWith(listOptions);
+			// Without times "most recent" is the list's order, which the user then names.
+			const options = callTimeField === null ? { listOrder: optionFor(listOrder) } : {};
+			const trigger = new TriggerUnderTest(emulator, { options });
+			expect(await trigger.poll('manual')).toEqual([emulator.calls[0].id]);
+			expect(trigger.storedState()['node:On New Call'] ?? {}).toEqual({});
+			expect(await trigger.poll()).toEqual([]);
+			const [newest] = emulator.addCalls(2);
+			expect(await trigger.poll('manual')).toEqual([newest.id]);
+		});
+
+		if (callTimeField !== null) {
+			test('Calls Since emits the calls created since then, oldest first, on the first poll only', async () => {
+				const emulator = await emulatorWith(listOptions);
+				const since = emulator.calls[9].created_at;
+				const trigger = new TriggerUnderTest(emulator, { options: { callsSince: since } });
+				expect(await trigger.poll()).toEqual(ids(emulator.calls.slice(0, 10)));
+				const added = emulator.addCalls(2);
+				expect(await trigger.poll()).toEqual(ids(added));
+				expect(await trigger.poll()).toEqual([]);
+			});
+		}
+	},
+);
+
+describe.each(ORDERS)('trigger on a %s list of 10 000 calls', (listOrder) => {
+	test.each(['created_at', null])(
+		'time in %s: a poll with 0 to 3 new calls costs at most 2 requests',
+		async (callTimeField) => {
+			const emulator = await emulatorWith({ listOrder, callTimeField, seedCalls: 10_000 });
+			const trigger = new TriggerUnderTest(emulator);
+			const costs: Record<string, number> = {};
+			const measure = async (label: string, newCalls: number) => {
+				const added = emulator.addCalls(newCalls);
+				const before = listRequests(emulator).length;
+				expect(await trigger.poll()).toEqual(ids(added));
+				costs[label] = listRequests(emulator).length - before;
+			};
+			await measure('activation', 0);
+			for (const [index, count] of [0, 1, 3, 0, 2, 3, 1].entries())
+				await measure(`poll ${index + 1} (${count} new)`, count);
+			process.stdout.write(
+				`requests per poll, ${listOrder} list of 10 000, time in ${callTimeField}: ${JSON.stringify(costs)}\n`,
+			);
+			const { activation, ...polls } = costs;
+			expect(activation).toBeGreaterThan(0);
+			// Without times the order of an oldest-first list is learnt from the first new calls: that
+			// one poll also reads the first page.
+			const learning = callTimeField === null && listOrder === 'oldest-first' ? 1 : 0;
+			expect(Object.values(polls).filter((count) => count > 2).length).toBeLessThanOrEqual(
+				learning,
+			);
+			expect(Math.max(...Object.values(polls))).toBeLessThanOrEqual(3);
+		},
+	);
+});
+
+describe('trigger list order', () => {
+	test('a stale remembered page falls back to a walk from the start, losing nothing', async () => {
+		const emulator = await emulatorWith({ listOrder: 'oldest-first', maxPageSize: 5 });
 		const trigger = new TriggerUnderTest(emulator);
 		await trigger.poll();
-
-		const first = emulator.addCalls(10);
-		let during: CallRecord[] = [];
-		onApiRequest(emulator, (_request, index) => {
-			// Just before the API answers the second page of the poll.
-			if (index === 1) during = emulator.addCalls(4);
+		const added = emulator.addCalls(3);
+		emulator.inject({
+			kind: 'status',
+			status: 400,
+			path: '/v1/calls',
+			body: '{"detail":"Invalid cursor"}',
 		});
-		expect(await trigger.poll()).toEqual(ids(first));
-		expect(during).toHaveLength(4);
-		expect(await trigger.poll()).toEqual(ids(during));
+		expect(await trigger.poll()).toEqual(ids(added));
 		expect(await trigger.poll()).toEqual([]);
 	});
+
+	test('an oldest-first list too long to walk fails with what to set', async () => {
+		const emulator = await emulatorWith({
+			listOrder: 'oldest-first',
+			maxPageSize: 1,
+			seedCalls: 205,
+		});
+		const trigger = new TriggerUnderTest(emulator);
+		await expect(trigger.poll()).rejects.toThrow(/longer than 200 pages/);
+	});
+
+	test('new ids inside the first page of a list without times fail the poll, saying what to set', async () => {
+		const emulator = await emulatorWith({ callTimeField: null, maxPageSize: 3 });
+		const trigger = new TriggerUnderTest(emulator);
+		await trigger.poll();
+		const [a, b] = emulator.calls;
+		const page = [{ id: a.id }, { id: 'call_inserted' }, { id: b.id }];
+		emulator.inject({
+			kind: 'status',
+			status: 200,
+			path: '/v1/calls',
+			body: JSON.stringify({ data: page, next_cursor: 'x' }),
+		});
+		const failure = trigger.poll();
+		await expect(failure).rejects.toThrow(/cannot tell where new calls appear/);
+		await expect(failure).rejects.toMatchObject({
+			description: expect.stringMatching(/List Order/),
+		});
+	});
+
+	test('List Order Newest First on an oldest-first list with times fails instead of emitting nothing', async () => {
+		const emulator = await emulatorWith({ listOrder: 'oldest-first' });
+		const trigger = new TriggerUnderTest(emulator, { options: { listOrder: 'newest' } });
+		await expect(trigger.poll()).rejects.toThrow(/comes oldest first .* reads it as newest first/);
+	});
+
+	test.each(ORDERS)(
+		'calls of the same instant on a %s list, across pages, are each emitted once',
+		async (listOrder) => {
+			const emulator = await emulatorWith({ listOrder, maxPageSize: 2 });
+			const created_at = tieAfterNewest(emulator);
+			emulator.addCalls(5, { created_at });
+			const trigger = new TriggerUnderTest(emulator);
+			expect(await trigger.poll()).toEqual([]);
+			const tied = emulator.addCalls(3, { created_at });
+			expect(await trigger.poll()).toEqual(ids(tied));
+			const later = emulator.addCalls(2);
+			expect(await trigger.poll()).toEqual(ids(later));
+			expect(await trigger.poll()).toEqual([]);
+		},
+	);
 });
 
 describe('trigger position', () => {
-	test('calls created at the same instant, across page boundaries, are each emitted once', async () => {
-		const emulator = await emulatorWith({ maxPageSize: 2 });
-		const created_at = tieAfterNewest(emulator);
-		emulator.addCalls(5, { created_at });
-		const trigger = new TriggerUnderTest(emulator);
-
-		// The start reads on while the pages continue the newest instant, so all 5 are known.
-		expect(await trigger.poll()).toEqual([]);
-		const tied = emulator.addCalls(3, { created_at });
-		expect(await trigger.poll()).toEqual(ids(tied));
-		const later = emulator.addCalls(2);
-		expect(await trigger.poll()).toEqual(ids(later));
-		expect(await trigger.poll()).toEqual([]);
-	});
-
 	test('an n8n restart between polls resumes from the saved position', async () => {
 		const emulator = await emulatorWith();
 		const trigger = new TriggerUnderTest(emulator);
@@ -206,13 +348,14 @@ describe('trigger position', () => {
 		trigger.restart();
 		expect(await trigger.poll()).toEqual([]);
 
-		// Bounded and plain JSON: ids and the newest creation time, nothing else.
+		// Bounded and plain JSON: ids, the newest creation time and the order, nothing else.
 		const stored = trigger.storedState()['node:On New Call'] as { position: IDataObject };
 		expect(stored.position).toEqual({
 			version: 1,
 			queryKey: '[]',
 			seenIds: expect.arrayContaining(ids([...first, ...whileDown])),
 			newestCreatedAt: whileDown[0].created_at,
+			listOrder: 'newest',
 		});
 	});
 
@@ -227,18 +370,6 @@ describe('trigger position', () => {
 		const stored = trigger.storedState()['node:On New Call'] as { position: { seenIds: string[] } };
 		expect(stored.position.seenIds).toHaveLength(500);
 		expect(stored.position.seenIds[0]).toBe(emulator.calls[0].id);
-	});
-
-	test('Max Calls per Poll emits the oldest now and the rest on the next polls', async () => {
-		const emulator = await emulatorWith({ maxPageSize: 4 });
-		const trigger = new TriggerUnderTest(emulator, { options: { maxCallsPerPoll: 3 } });
-		await trigger.poll();
-		const added = ids(emulator.addCalls(7));
-		expect(await trigger.poll()).toEqual(added.slice(0, 3));
-		expect(await trigger.poll()).toEqual(added.slice(3, 6));
-		const more = ids(emulator.addCalls(1));
-		expect(await trigger.poll()).toEqual([added[6], ...more]);
-		expect(await trigger.poll()).toEqual([]);
 	});
 
 	test('Query Parameters are sent with every page and filter the emitted calls', async () => {
@@ -324,30 +455,9 @@ describe('trigger errors', () => {
 });
 
 describe('trigger options and test mode', () => {
-	test('Fetch Test Event returns the most recent call and leaves the position alone', async () => {
-		const emulator = await emulatorWith();
-		const trigger = new TriggerUnderTest(emulator);
-		expect(await trigger.poll('manual')).toEqual([emulator.calls[0].id]);
-		expect(trigger.storedState()).toEqual({});
-
-		// The real first poll still starts from the newest call.
-		expect(await trigger.poll()).toEqual([]);
-		expect(await trigger.poll('manual')).toEqual([emulator.calls[0].id]);
-	});
-
 	test('Fetch Test Event on an empty list returns nothing', async () => {
 		const emulator = await emulatorWith({ seedCalls: 0 });
 		expect(await new TriggerUnderTest(emulator).poll('manual')).toEqual([]);
-	});
-
-	test('Calls Since emits the calls created since then, oldest first, on the first poll only', async () => {
-		const emulator = await emulatorWith({ maxPageSize: 4 });
-		const since = emulator.calls[9].created_at;
-		const trigger = new TriggerUnderTest(emulator, { options: { callsSince: since } });
-		expect(await trigger.poll()).toEqual(ids(emulator.calls.slice(0, 10)));
-		const added = emulator.addCalls(2);
-		expect(await trigger.poll()).toEqual(ids(added));
-		expect(await trigger.poll()).toEqual([]);
 	});
 
 	test("Calls Since without a zone is read in the workflow's timezone, and respects the cap", async () => {
@@ -402,7 +512,7 @@ describe('example workflow', () => {
 		const path = join(__dirname, '..', '..', 'examples', 'new-call-recording.json');
 		const example = JSON.parse(readFileSync(path, 'utf8')) as IWorkflowBase;
 		// Only this package's nodes are loaded here; writing the file is n8n's own node.
-		example.nodes = example.nodes.filter((node) => node.type.startsWith(`${PACKAGE}.`));
+		example.nodes = example.nodes.filter((node) => node.type.startsWith(`${PACKAGE_NAME}.`));
 		example.connections['Get Recording'] = { main: [[], []] };
 
 		const result = await runWorkflow(example, {
@@ -423,7 +533,7 @@ describe('example workflow', () => {
 /** The list walk on its own, for list shapes the emulator does not produce. */
 describe('walking the calls list', () => {
 	async function* pagesOf(...pages: IDataObject[][]) {
-		for (const page of pages) yield page;
+		for (const calls of pages) yield { calls, request: undefined, arrivedDuringWalk: 0 };
 	}
 	const call = (id: string, minute?: number): IDataObject =>
 		minute === undefined
@@ -446,9 +556,9 @@ describe('walking the calls list', () => {
 	test('without creation times the list order alone marks the position', async () => {
 		let pagesRead = 0;
 		async function* counted() {
-			for (const page of [[call('x'), call('y')], [call('a'), call('z')], [call('q')]]) {
+			for (const calls of [[call('x'), call('y')], [call('a'), call('z')], [call('q')]]) {
 				pagesRead++;
-				yield page;
+				yield { calls, request: undefined, arrivedDuringWalk: 0 };
 			}
 		}
 		const fresh = await findNewCalls(counted(), position(['a', 'q']), { requireTimes: false });
@@ -460,13 +570,6 @@ describe('walking the calls list', () => {
 		const pages = pagesOf([call('n1', 9), call('old', 4), call('n2', 8), call('older', 3)]);
 		const fresh = await findNewCalls(pages, position(['old'], at(5)), { requireTimes: false });
 		expect(idsOf(fresh)).toEqual(['n1', 'n2']);
-	});
-
-	test('an oldest-first list is refused with a way out', async () => {
-		const pages = pagesOf([call('a', 1), call('b', 2)]);
-		await expect(findNewCalls(pages, position([], at(0)), { requireTimes: false })).rejects.toThrow(
-			/comes oldest first/,
-		);
 	});
 
 	test('calls without an id are refused', async () => {

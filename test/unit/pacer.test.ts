@@ -1,44 +1,158 @@
-import { RequestPacer, pacerForKey } from '../../nodes/shared/transport/pacer';
+import { RateLimiter } from '../../devkit/emulator/rate-limit';
+import type { RateLimitConfig } from '../../devkit/emulator/types';
+import { RateBudget, budgetForKey, type Departure } from '../../nodes/shared/transport/pacer';
 
-// 60 per minute: 1000 ms apart plus the 2% margin.
-const INTERVAL = 1020;
+// The budget on a simulated clock: 10 requests per 10 s window (60 per minute).
+const WINDOW = 10_000;
+const LIMIT = 10;
+const budget = () => new RateBudget({ requestsPerMinute: 60, windowMs: WINDOW });
 
-describe('RequestPacer', () => {
-	test('spaces reservations evenly, with a one-time gap after an idle start', () => {
-		const pacer = new RequestPacer(INTERVAL);
-		const waits = [0, 0, 0, 0].map(() => pacer.reserveSlot(10_000));
-		expect(waits[0]).toBe(0);
-		expect(waits[1] - waits[0]).toBeGreaterThan(INTERVAL); // the idle-start gap
-		expect(waits[2] - waits[1]).toBe(INTERVAL);
-		expect(waits[3] - waits[2]).toBe(INTERVAL);
+/** Asks at `now`; returns the departure or the wait. */
+function ask(b: RateBudget, now: number): Departure | number {
+	return b.departOrWait(now);
+}
+
+/**
+ * Sends `count` requests one after another through the budget against the emulator's limiter,
+ * answered 5 ms after they leave; a 429 pauses the key for its Retry-After. Returns when each
+ * request was accepted and how many 429s there were.
+ */
+function drive(b: RateBudget, server: RateLimitConfig, count: number, start = 0) {
+	let now = start;
+	const limiter = new RateLimiter(server, () => now);
+	const acceptedAt: number[] = [];
+	let rateLimited = 0;
+	while (acceptedAt.length < count) {
+		const departure = b.departOrWait(now);
+		if (typeof departure === 'number') {
+			now += departure;
+			continue;
+		}
+		const decision = limiter.take('key');
+		now += 5;
+		b.settle(departure, now, !decision.ok);
+		if (decision.ok) acceptedAt.push(now);
+		else {
+			rateLimited++;
+			b.pauseUntil(now + decision.retryAfterSeconds * 1000);
+		}
+	}
+	return { acceptedAt, rateLimited, endedAt: now };
+}
+
+describe('RateBudget', () => {
+	test('spends the whole window at once, then waits a window after the answers', () => {
+		const b = budget();
+		const departures = Array.from({ length: LIMIT }, () => ask(b, 0));
+		// The first leaves; the rest of the burst waits for it (one at a time beyond even spacing).
+		expect(typeof departures[0]).toBe('object');
+		expect(departures.slice(1)).toEqual(Array(LIMIT - 1).fill(10));
+		b.settle(departures[0] as Departure, 5, false);
+		for (let i = 1; i < LIMIT; i++) {
+			const departure = ask(b, 5 * i) as Departure;
+			expect(typeof departure).toBe('object');
+			b.settle(departure, 5 * i + 5, false);
+		}
+		// The 11th may only leave a window (plus margin) after the first answer came back.
+		const wait = ask(b, 100) as number;
+		expect(100 + wait).toBeGreaterThanOrEqual(5 + WINDOW);
+		expect(100 + wait).toBeLessThanOrEqual(5 + WINDOW * 1.03);
 	});
 
-	test('a 429 pause holds back requests whose slot was reserved before it', () => {
-		const pacer = new RequestPacer(INTERVAL);
-		expect(pacer.reserveSlot(0)).toBe(0);
-		expect(pacer.depart(0)).toBe(0);
-		const reservedWait = pacer.reserveSlot(0);
-		pacer.pauseUntil(30_000);
-		// When its slot comes, the request must still wait for the pause to end.
-		expect(pacer.depart(reservedWait)).toBe(30_000 - reservedWait);
+	test('an answer still in flight keeps its place in the window', () => {
+		const b = budget();
+		const first = drive(b, { limit: 100, windowMs: WINDOW, algorithm: 'sliding-log' }, LIMIT - 1);
+		const inFlight = ask(b, first.endedAt) as Departure;
+		expect(typeof inFlight).toBe('object');
+		// Long after, the window is still counted as full while the answer has not come back.
+		expect(typeof ask(b, first.endedAt + 5 * WINDOW)).toBe('number');
+		b.settle(inFlight, first.endedAt + 5 * WINDOW, false);
+		expect(typeof ask(b, first.endedAt + 5 * WINDOW)).toBe('object');
 	});
 
-	test('departures keep the spacing even when a request left late', () => {
-		const pacer = new RequestPacer(INTERVAL);
-		expect(pacer.depart(5_000)).toBe(0);
-		// The next one is due already, but may not leave less than an interval after the last.
-		expect(pacer.depart(5_100)).toBe(INTERVAL - 100);
+	test.each(['sliding-log', 'fixed-window'] as const)(
+		'a %s server told its true budget: no 429, in the fastest time it allows',
+		(algorithm) => {
+			const { acceptedAt, rateLimited } = drive(
+				budget(),
+				{ limit: LIMIT, windowMs: WINDOW, algorithm },
+				25,
+			);
+			expect(rateLimited).toBe(0);
+			// 10 at once, 10 a window later, 5 a window after that: 2 windows, plus the margins.
+			expect(acceptedAt[24] - acceptedAt[0]).toBeLessThanOrEqual(2 * WINDOW * 1.05);
+		},
+	);
+
+	test('a token bucket without burst: one 429, then even spacing at the full rate', () => {
+		const b = budget();
+		const server = { limit: LIMIT, windowMs: WINDOW, algorithm: 'token-bucket', burst: 1 } as const;
+		const { acceptedAt, rateLimited } = drive(b, server, 25);
+		expect(rateLimited).toBe(1);
+		expect(b.state).toEqual({ share: 1, burst: 1 });
+		const steadyMs = (acceptedAt[24] - acceptedAt[4]) / 20;
+		expect(steadyMs).toBeLessThanOrEqual((WINDOW / LIMIT) * 1.05);
 	});
 
-	test('one pacer per key, shared by every caller; other keys are independent', () => {
-		const key = `pf_live_${'k'.repeat(43)}`;
-		expect(pacerForKey(key, 60)).toBe(pacerForKey(key, 60));
-		expect(pacerForKey(`pf_live_${'j'.repeat(43)}`, 60)).not.toBe(pacerForKey(key, 60));
+	test('a 429 at even spacing shrinks the share; successes grow it back within a few windows', () => {
+		const b = budget();
+		// Learn that bursts are refused, then meet a server that allows only half the budget.
+		drive(b, { limit: LIMIT, windowMs: WINDOW, algorithm: 'token-bucket', burst: 1 }, 3);
+		const half = drive(
+			b,
+			{ limit: LIMIT / 2, windowMs: WINDOW, algorithm: 'token-bucket', burst: 1 },
+			10,
+			100_000,
+		);
+		expect(half.rateLimited).toBeGreaterThan(0);
+		expect(b.state.share).toBeLessThan(1);
+		const shrunk = b.state.share;
+		// The other client has gone: the full budget comes back.
+		const alone = drive(
+			b,
+			{ limit: LIMIT, windowMs: WINDOW, algorithm: 'token-bucket', burst: 1 },
+			40,
+			half.endedAt,
+		);
+		expect(alone.rateLimited).toBe(0);
+		expect(b.state.share).toBeGreaterThan(shrunk);
+		expect(b.state.share).toBe(1);
+	});
+
+	test('the 429s of requests sent before a lesson teach nothing more', () => {
+		const b = budget();
+		// Two even-spaced requests in flight at once (burst already learnt to be 1).
+		const { endedAt: now } = drive(
+			b,
+			{ limit: LIMIT, windowMs: WINDOW, algorithm: 'token-bucket', burst: 1 },
+			2,
+		);
+		const first = ask(b, now + 1_100) as Departure;
+		const second = ask(b, now + 2_200) as Departure;
+		expect([typeof first, typeof second]).toEqual(['object', 'object']);
+		b.settle(first, now + 2_300, true);
+		const afterOne = b.state.share;
+		b.settle(second, now + 2_301, true);
+		expect(b.state.share).toBe(afterOne);
+		expect(afterOne).toBeLessThan(1);
+	});
+
+	test('Retry-After holds back every request of the key', () => {
+		const b = budget();
+		b.pauseUntil(30_000);
+		expect(ask(b, 1_000)).toBe(29_000);
 	});
 
 	test('0 requests per minute turns pacing off', () => {
-		const pacer = pacerForKey(`pf_live_${'z'.repeat(43)}`, 0);
-		expect([0, 0, 0].map(() => pacer.reserveSlot(1_000))).toEqual([0, 0, 0]);
-		expect([0, 0, 0].map(() => pacer.depart(1_000))).toEqual([0, 0, 0]);
+		const b = new RateBudget({ requestsPerMinute: 0 });
+		const departures = Array.from({ length: 100 }, () => ask(b, 1_000));
+		expect(departures.every((d) => typeof d === 'object')).toBe(true);
+	});
+
+	test('one budget per key, shared by every caller; other keys are independent', () => {
+		const key = `pf_live_${'k'.repeat(43)}`;
+		const limit = { requestsPerMinute: 60 };
+		expect(budgetForKey(key, limit)).toBe(budgetForKey(key, limit));
+		expect(budgetForKey(`pf_live_${'j'.repeat(43)}`, limit)).not.toBe(budgetForKey(key, limit));
 	});
 });

@@ -1,3 +1,4 @@
+import { nextRequest } from '../../nodes/shared/calls/callPages';
 import { nextFromLinkHeader, readPage } from '../../nodes/shared/calls/pagination';
 
 describe('readPage', () => {
@@ -46,5 +47,37 @@ describe('nextFromLinkHeader', () => {
 		expect(nextFromLinkHeader(header)).toBe('https://x/v1/calls?cursor=3');
 		expect(nextFromLinkHeader('<https://x/a>; rel="last"')).toBeUndefined();
 		expect(nextFromLinkHeader(undefined)).toBeUndefined();
+	});
+});
+
+describe('nextRequest: where a walk through the list goes next, or that it ends', () => {
+	const calls = [{ id: 'a' }, { id: 'b' }];
+	const state = () => ({ listed: 0, requested: new Set<string>() });
+	const asked = { limit: 2, freshCalls: 2, wanted: 10 };
+
+	test("follows the page's own hint", () => {
+		expect(nextRequest(state(), readPage({ data: calls, next_cursor: 'c' }), asked)).toEqual({
+			query: { cursor: 'c' },
+		});
+	});
+
+	test('ends when the caller wants no more calls, even if the list goes on', () => {
+		const page = readPage({ data: calls, next_cursor: 'c' });
+		expect(nextRequest(state(), page, { ...asked, wanted: 0 })).toBeUndefined();
+	});
+
+	test('a full bare list goes on by offset; a short one or one with nothing new ends', () => {
+		const walk = state();
+		expect(nextRequest(walk, readPage(calls), asked)).toEqual({ query: { offset: 2 } });
+		expect(nextRequest(walk, readPage(calls), asked)).toEqual({ query: { offset: 4 } });
+		expect(nextRequest(state(), readPage([calls[0]]), asked)).toBeUndefined();
+		expect(nextRequest(state(), readPage(calls), { ...asked, freshCalls: 0 })).toBeUndefined();
+	});
+
+	test('a list that points back to a page already requested ends instead of looping', () => {
+		const walk = state();
+		const page = readPage({ data: calls, next_cursor: 'same' });
+		expect(nextRequest(walk, page, asked)).toEqual({ query: { cursor: 'same' } });
+		expect(nextRequest(walk, page, asked)).toBeUndefined();
 	});
 });

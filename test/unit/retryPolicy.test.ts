@@ -1,5 +1,7 @@
 import {
 	backoffDelayMs,
+	decideRetry,
+	newRetryState,
 	isRetryableErrorCode,
 	isRetryableStatus,
 	parseRetryAfter,
@@ -34,5 +36,74 @@ describe('backoff', () => {
 		expect([400, 401, 403, 404, 422, 429].some(isRetryableStatus)).toBe(false);
 		expect(isRetryableErrorCode('ECONNRESET')).toBe(true);
 		expect(isRetryableErrorCode('ENOTFOUND')).toBe(false);
+	});
+});
+
+describe('decideRetry', () => {
+	const limits = { maxRetries: 2, maxRateLimitWaitMs: 10_000 };
+	const now = Date.parse('2026-11-22T10:00:00Z');
+	const answer = (statusCode: number, headers: Record<string, unknown> = {}) => ({
+		statusCode,
+		headers,
+	});
+
+	test('2xx is done; 3xx only when redirects are accepted', () => {
+		expect(decideRetry(answer(201), newRetryState(), limits, now)).toEqual({ action: 'done' });
+		expect(decideRetry({ ...answer(302), accept3xx: true }, newRetryState(), limits, now)).toEqual({
+			action: 'done',
+		});
+		expect(decideRetry(answer(302), newRetryState(), limits, now)).toEqual({
+			action: 'fail',
+			attempts: 1,
+		});
+	});
+
+	test('transient failures are retried up to Max Retries, then fail with the attempts made', () => {
+		const state = newRetryState();
+		for (const outcome of [answer(503), { networkErrorCode: 'ECONNRESET' }]) {
+			expect(decideRetry(outcome, state, limits, now)).toMatchObject({
+				action: 'retry',
+				rateLimited: false,
+			});
+		}
+		expect(decideRetry(answer(503), state, limits, now)).toEqual({ action: 'fail', attempts: 3 });
+	});
+
+	test('a 503 with Retry-After waits as told; permanent failures are not retried', () => {
+		expect(decideRetry(answer(503, { 'retry-after': '4' }), newRetryState(), limits, now)).toEqual({
+			action: 'retry',
+			waitMs: 4000,
+			rateLimited: false,
+		});
+		expect(decideRetry(answer(404), newRetryState(), limits, now)).toEqual({
+			action: 'fail',
+			attempts: 1,
+		});
+		expect(decideRetry({ networkErrorCode: 'ENOTFOUND' }, newRetryState(), limits, now)).toEqual({
+			action: 'fail',
+			attempts: 1,
+		});
+	});
+
+	test('429 waits as told (at least 250 ms) without spending Max Retries, until Max Rate-Limit Wait', () => {
+		const state = newRetryState();
+		const date = new Date(now + 3000).toUTCString();
+		expect(decideRetry(answer(429, { 'retry-after': date }), state, limits, now)).toEqual({
+			action: 'retry',
+			waitMs: 3000,
+			rateLimited: true,
+		});
+		expect(decideRetry(answer(429, { 'retry-after': '0' }), state, limits, now)).toMatchObject({
+			waitMs: 250,
+		});
+		for (let i = 0; i < 5; i++)
+			decideRetry(answer(429, { 'retry-after': '1' }), state, limits, now);
+		expect(state.failures).toBe(0);
+		expect(decideRetry(answer(429, { 'retry-after': '5' }), state, limits, now)).toEqual({
+			action: 'fail',
+			attempts: 8,
+			rateLimitAskedMs: 5000,
+		});
+		expect(state.rateLimitWaitedMs).toBe(8250);
 	});
 });

@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	NodeApiError,
+} from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { VALIDATION_DETAILS } from '../../shared/transport/errors';
@@ -18,27 +23,45 @@ const resources: Record<string, Record<string, { execute: OperationExecute }>> =
 };
 
 /**
- * Items run a few at a time: with pacing on this changes nothing (requests wait for their
- * slot), without it the round trips overlap instead of adding up.
+ * With "Continue" every item is sent whatever happens to the others, so items run a few at a
+ * time: with pacing on this changes nothing (requests wait for their slot), without it the round
+ * trips overlap instead of adding up. Otherwise the run stops at the first failing item, and
+ * n8n's semantics say no later item is sent: one item at a time.
  */
-const CONCURRENT_ITEMS = 8;
+const CONCURRENT_ITEMS_WHEN_CONTINUING = 8;
 
-/** The item an error belongs to, in the shape n8n routes to the error output. */
-function errorItem(error: Error, itemIndex: number): INodeExecutionData {
-	const details = (error as { context?: Record<string, unknown> }).context?.[VALIDATION_DETAILS];
-	return {
-		json: details === undefined ? { error: error.message } : { error: error.message, details },
-		pairedItem: { item: itemIndex },
-	};
+type NodeError = NodeApiError | NodeOperationError;
+
+/**
+ * The item an error belongs to, in the one shape every supported n8n routes to the error output:
+ * 1.x moves an item there only when its json is exactly `{ error }` or `{ error, message }`
+ * (2.x also allows `details`), and an item carrying the node error itself (`item.error`) has
+ * its json replaced by `{ error: message }` on both lines, losing the fields below. So:
+ * `error` is the message, `message` holds what an IF node or a person needs beyond it.
+ */
+function errorItem(error: NodeError, itemIndex: number): INodeExecutionData {
+	const json: IDataObject = { error: error.message };
+	const more: IDataObject = {};
+	// Only API answers have a status ("422", "404"...); local validation errors have none.
+	const { httpCode } = error as NodeApiError;
+	if (httpCode) more.httpCode = httpCode;
+	const details = error.context[VALIDATION_DETAILS];
+	if (details !== undefined) more.details = details as IDataObject[];
+	if (Object.keys(more).length > 0) json.message = more;
+	return { json, pairedItem: { item: itemIndex } };
 }
 
-function withItemIndex(this: IExecuteFunctions, error: Error, itemIndex: number): Error {
-	if (error instanceof NodeOperationError || 'context' in error) {
-		const context = (error as NodeOperationError).context;
-		if (context.itemIndex === undefined) context.itemIndex = itemIndex;
-		return error;
+/**
+ * The error as a node error that names its item (n8n shows which item failed). Node errors are
+ * recognised by shape, as n8n does: a package may see another copy of n8n-workflow's classes.
+ */
+function nodeErrorOf(this: IExecuteFunctions, error: unknown, itemIndex: number): NodeError {
+	if (error instanceof Error && 'context' in error) {
+		const nodeError = error as NodeError;
+		nodeError.context.itemIndex ??= itemIndex;
+		return nodeError;
 	}
-	return new NodeOperationError(this.getNode(), error, { itemIndex });
+	return new NodeOperationError(this.getNode(), error as Error, { itemIndex });
 }
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -53,28 +76,26 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		);
 	}
 
-	const results: INodeExecutionData[][] = new Array(items.length);
-	const failures: Array<{ error: Error; itemIndex: number }> = [];
-	let nextItem = 0;
-	const worker = async () => {
-		while (failures.length === 0 && nextItem < items.length) {
-			const itemIndex = nextItem++;
-			try {
-				results[itemIndex] = await execute.call(this, itemIndex);
-			} catch (error) {
-				if (this.continueOnFail()) {
-					results[itemIndex] = [errorItem(error as Error, itemIndex)];
-				} else {
-					failures.push({ error: error as Error, itemIndex });
-				}
-			}
+	const continueOnFail = this.continueOnFail();
+	const runItem = async (itemIndex: number): Promise<INodeExecutionData[]> => {
+		try {
+			return await execute.call(this, itemIndex);
+		} catch (error) {
+			const nodeError = nodeErrorOf.call(this, error, itemIndex);
+			if (!continueOnFail) throw nodeError;
+			return [errorItem(nodeError, itemIndex)];
 		}
 	};
-	await Promise.all(Array.from({ length: Math.min(CONCURRENT_ITEMS, items.length) }, worker));
-	if (failures.length > 0) {
-		// Items still in flight may fail too: report the first item, as a sequential run would.
-		const first = failures.reduce((a, b) => (b.itemIndex < a.itemIndex ? b : a));
-		throw withItemIndex.call(this, first.error, first.itemIndex);
-	}
+
+	const results: INodeExecutionData[][] = new Array(items.length);
+	let nextItem = 0;
+	const worker = async () => {
+		while (nextItem < items.length) {
+			const itemIndex = nextItem++;
+			results[itemIndex] = await runItem(itemIndex);
+		}
+	};
+	const workers = continueOnFail ? Math.min(CONCURRENT_ITEMS_WHEN_CONTINUING, items.length) : 1;
+	await Promise.all(Array.from({ length: workers }, worker));
 	return [results.flat()];
 }

@@ -4,7 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { ApiContext, RequestPolicy } from '../transport';
 import { apiRequest } from '../transport';
 import { VALIDATION_DETAILS, serverMessage } from '../transport/errors';
-import type { NextPage } from './pagination';
+import type { NextPage, Page } from './pagination';
 import { readPage } from './pagination';
 
 /** The largest page size APIs of this kind commonly accept; asking for more risks a 422. */
@@ -13,9 +13,61 @@ export const MAX_PAGE_SIZE = 100;
 export interface CallPagesOptions {
 	/** The user's own filters, sent with every page request. */
 	query: IDataObject;
-	/** How many calls the next page should hold; called before each request. */
-	pageSize: () => number;
+	/** How many more calls the caller wants; called before each request. 0 ends the list. */
+	wanted: () => number;
 	policy: RequestPolicy;
+	/** Where to start: a page request remembered from an earlier walk. Default: the first page. */
+	from?: NextPage;
+}
+
+/** One page of calls, with the request that fetched it (undefined: the first page). */
+export interface CallPage {
+	calls: IDataObject[];
+	request: NextPage;
+	/**
+	 * How many of `calls` the page listed ahead of a call an earlier page already gave: on a
+	 * newest-first list paged by number, calls that arrived during the walk and pushed it on.
+	 */
+	arrivedDuringWalk: number;
+}
+
+/** What a walk through the list remembers to decide where it goes next. */
+export interface WalkState {
+	/** Calls listed so far, counting from offset 0 (for lists paged by `offset` alone). */
+	listed: number;
+	/** Requests already made, so a list that points back to itself ends instead of looping. */
+	requested: Set<string>;
+}
+
+/**
+ * The one decision of where a walk through the calls list goes after `page`: the page's own
+ * next-page hint; for a bare list with no hint that came back full, the next offset (harmless
+ * where unsupported: the repeated page brings nothing new); otherwise, or when the caller wants
+ * nothing more or the list repeats a request, the end (undefined).
+ */
+export function nextRequest(
+	state: WalkState,
+	page: Page,
+	asked: { limit: number; freshCalls: number; wanted: number },
+): NextPage {
+	state.listed += page.records.length;
+	if (asked.wanted <= 0) return undefined;
+	let next = page.next;
+	if (next === undefined) {
+		const full = page.unpaginated && page.records.length >= asked.limit && asked.freshCalls > 0;
+		if (!full) return undefined;
+		next = { query: { offset: state.listed } };
+	}
+	const marker = JSON.stringify(next);
+	if (state.requested.has(marker)) return undefined;
+	state.requested.add(marker);
+	return next;
+}
+
+function startState(from: NextPage): WalkState {
+	const offset = from && 'query' in from ? Number(from.query.offset) : NaN;
+	const requested = new Set<string>(from === undefined ? [] : [JSON.stringify(from)]);
+	return { listed: Number.isInteger(offset) && offset > 0 ? offset : 0, requested };
 }
 
 /** A call's identifier; the spec shows no call fields, so the common spellings are accepted. */
@@ -26,22 +78,25 @@ export function idOf(record: IDataObject): string | undefined {
 
 /**
  * Yields the calls of `GET /v1/calls` page by page, following whichever next-page hint the
- * API gives (cursor, next URL, Link header). A call already yielded is never yielded again,
- * so overlapping pages do not duplicate calls. The caller stops the iteration when it has
- * enough, so no page beyond that is fetched.
+ * API gives (cursor, next URL, Link header; see `nextRequest`). A call already yielded is
+ * never yielded again, so overlapping pages do not duplicate calls. The walk ends when the
+ * caller wants no more calls (or breaks out), so no page beyond that is fetched.
  */
 export async function* iterateCallPages(
 	this: ApiContext,
 	options: CallPagesOptions,
-): AsyncGenerator<IDataObject[]> {
+): AsyncGenerator<CallPage> {
 	const seenIds = new Set<string>();
-	const seenNext = new Set<string>();
+	const state = startState(options.from);
 	let maxPageSize = MAX_PAGE_SIZE;
-	let next: NextPage;
-	let fetched = 0;
+	let next: NextPage = options.from;
+	let pageLimit = MAX_PAGE_SIZE;
 
 	for (;;) {
-		const limit = Math.max(1, Math.min(maxPageSize, options.pageSize()));
+		// Page numbers count in pages of the first request's size: keep it for the whole walk.
+		const byPageNumber = next !== undefined && 'query' in next && 'page' in next.query;
+		const limit = byPageNumber ? pageLimit : Math.max(1, Math.min(maxPageSize, options.wanted()));
+		pageLimit = limit;
 		let response;
 		try {
 			response = await apiRequest.call(
@@ -75,6 +130,7 @@ export async function* iterateCallPages(
 			throw new NodeOperationError(this.getNode(), `${(error as Error).message}${text}`);
 		}
 
+		const firstRepeat = page.records.findIndex((record) => seenIds.has(idOf(record) ?? ''));
 		const fresh = page.records.filter((record) => {
 			const id = idOf(record);
 			if (id === undefined) return true;
@@ -82,20 +138,12 @@ export async function* iterateCallPages(
 			seenIds.add(id);
 			return true;
 		});
-		fetched += page.records.length;
-		if (fresh.length > 0) yield fresh;
+		const arrivedDuringWalk = firstRepeat > 0 ? firstRepeat : 0;
+		yield { calls: fresh, request: next, arrivedDuringWalk };
 
-		next = page.next;
-		if (next === undefined) {
-			// A bare list with no pagination hint: if it came back full, ask for the next
-			// offset (harmless where unsupported: the repeated page brings nothing new).
-			const full = page.unpaginated && page.records.length >= limit && fresh.length > 0;
-			if (!full) return;
-			next = { query: { offset: fetched } };
-		}
-		const marker = JSON.stringify(next);
-		if (seenNext.has(marker)) return; // the API repeats itself: stop rather than loop forever
-		seenNext.add(marker);
+		const wanted = options.wanted();
+		next = nextRequest(state, page, { limit, freshCalls: fresh.length, wanted });
+		if (next === undefined) return;
 	}
 }
 

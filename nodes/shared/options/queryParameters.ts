@@ -1,6 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { nodeParameter } from './nodeParameter';
+
 /** Query parameters that the node sets itself for pagination; a user value would break it. */
 const RESERVED = ['limit', 'cursor', 'offset'];
 
@@ -50,12 +52,12 @@ export function readQueryParameters(
 	this: IExecuteFunctions | IPollFunctions,
 	itemIndex?: number,
 ): IDataObject {
-	const path = 'options.queryParameters.parameters';
-	const pairs = (
-		itemIndex === undefined
-			? (this as IPollFunctions).getNodeParameter(path, [])
-			: (this as IExecuteFunctions).getNodeParameter(path, itemIndex, [])
-	) as Array<{ name?: string; value?: unknown }>;
+	const pairs = nodeParameter<Array<{ name?: string; value?: unknown }>>(
+		this,
+		'options.queryParameters.parameters',
+		[],
+		itemIndex,
+	);
 	const query: IDataObject = {};
 	for (const { name, value } of pairs) {
 		const key = String(name ?? '').trim();

@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeProperties, IPollFunctions } from 'n8n-wor
 
 import type { RequestPolicy } from '../transport';
 import { DEFAULT_REQUEST_POLICY } from '../transport';
+import { nodeParameter } from './nodeParameter';
 
 /**
  * Options every operation offers, added to each operation's "Options" collection.
@@ -36,7 +37,6 @@ export const requestOptionFields: INodeProperties[] = [
 	},
 ];
 
-/** Reads the options of one item, or of the node when there are no items (polling trigger). */
 /**
  * The "Options" collection of an operation: its own options plus the request options,
  * listed alphabetically like n8n's own nodes.
@@ -54,15 +54,16 @@ export function optionsCollection(operationOptions: INodeProperties[]): INodePro
 	};
 }
 
+/** Reads the options of one item, or of the node when there are no items (polling trigger). */
 export function readRequestPolicy(
 	this: IExecuteFunctions | IPollFunctions,
 	itemIndex?: number,
 ): RequestPolicy {
-	const options = (
-		itemIndex === undefined
-			? (this as IPollFunctions).getNodeParameter('options', {})
-			: (this as IExecuteFunctions).getNodeParameter('options', itemIndex, {})
-	) as { maxRateLimitWait?: number; maxRetries?: number; timeout?: number };
+	const options = nodeParameter<{
+		maxRateLimitWait?: number;
+		maxRetries?: number;
+		timeout?: number;
+	}>(this, 'options', {}, itemIndex);
 	const seconds = (value: unknown, fallbackMs: number) =>
 		typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value * 1000 : fallbackMs;
 	return {

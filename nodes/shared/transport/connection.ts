@@ -14,6 +14,8 @@ export interface ConnectionSettings {
 	apiKey: string;
 	/** 0 turns pacing off. */
 	requestsPerMinute: number;
+	/** The budget's window: a minute, except in tests and benchmarks that shorten it. */
+	windowMs: number;
 }
 
 /** Thrown for settings problems; the message is safe to show (it never contains the key). */
@@ -82,6 +84,12 @@ export function parseRequestsPerMinute(raw: unknown): number {
 	return value;
 }
 
+/** The credential's hidden `rateWindowSeconds`; anything unreadable means the usual minute. */
+export function parseWindowMs(raw: unknown): number {
+	const seconds = Number(raw);
+	return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 60_000;
+}
+
 export function parseConnectionSettings(credentials: Record<string, unknown>): ConnectionSettings {
 	const { apiBase, origin } = parseBaseUrl(credentials.baseUrl);
 	return {
@@ -89,5 +97,6 @@ export function parseConnectionSettings(credentials: Record<string, unknown>): C
 		origin,
 		apiKey: normalizeApiKey(credentials.apiKey),
 		requestsPerMinute: parseRequestsPerMinute(credentials.requestsPerMinute),
+		windowMs: parseWindowMs(credentials.rateWindowSeconds),
 	};
 }

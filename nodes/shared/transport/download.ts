@@ -3,7 +3,8 @@ import { NodeApiError } from 'n8n-workflow';
 
 import type { RequestPolicy } from './index';
 import { pause } from './index';
-import { backoffDelayMs, isRetryableStatus, parseRetryAfter } from './retryPolicy';
+import { networkErrorCode } from './errors';
+import { decideRetry, isRetryableStatus, newRetryState } from './retryPolicy';
 
 export interface DownloadedFile {
 	stream: NodeJS.ReadableStream;
@@ -52,7 +53,7 @@ export async function downloadSignedFile<T>(
 	download: SignedDownload<T>,
 ): Promise<T> {
 	const node = this.getNode();
-	let failures = 0;
+	const retries = newRetryState();
 	let refreshed = false;
 	const giveUp = (message: string, description?: string, httpCode?: number) =>
 		new NodeApiError(node, { status: httpCode ?? 0 } as JsonObject, {
@@ -62,15 +63,8 @@ export async function downloadSignedFile<T>(
 		});
 
 	for (;;) {
-		const retryOrThrow = async (message: string, waitMs?: number) => {
-			failures++;
-			if (failures > download.policy.maxRetries) {
-				throw giveUp(`${message} (after ${failures} attempts)`);
-			}
-			await pause.call(this, waitMs ?? backoffDelayMs(failures));
-		};
-
 		let response: { statusCode: number; headers: Record<string, unknown>; body: unknown };
+		let failure: string | undefined;
 		try {
 			response = await this.helpers.httpRequest({
 				method: 'GET',
@@ -81,13 +75,12 @@ export async function downloadSignedFile<T>(
 				timeout: download.policy.timeoutMs,
 			});
 		} catch (error) {
-			const code = (error as { code?: string }).code ?? 'network error';
-			await retryOrThrow(`Could not download the recording (${code})`);
-			continue;
+			response = { statusCode: 0, headers: {}, body: undefined };
+			failure = `Could not download the recording (${networkErrorCode(error)})`;
 		}
 
 		const { statusCode, headers } = response;
-		if (statusCode >= 200 && statusCode < 300) {
+		if (failure === undefined && statusCode >= 200 && statusCode < 300) {
 			const stream = response.body as NodeJS.ReadableStream & {
 				complete?: boolean;
 				readableAborted?: boolean;
@@ -103,28 +96,36 @@ export async function downloadSignedFile<T>(
 				}
 				return stored;
 			} catch (error) {
-				await retryOrThrow(`The recording download was cut off (${(error as Error).message})`);
-				continue;
+				// A body cut off midway is a network failure like any other: retried.
+				failure = `The recording download was cut off (${(error as Error).message})`;
 			}
 		}
 
-		const text = await readErrorText(response.body);
-		if ([400, 401, 403].includes(statusCode) && !refreshed) {
+		const text = failure === undefined ? await readErrorText(response.body) : '';
+		if (failure === undefined && [400, 401, 403].includes(statusCode) && !refreshed) {
 			refreshed = true;
 			await download.refreshUrl();
 			continue;
 		}
-		if (isRetryableStatus(statusCode) || statusCode === 429) {
-			await retryOrThrow(
-				`The recording host is unavailable (${statusCode})`,
-				parseRetryAfter(headers['retry-after'], Date.now()),
-			);
+		const decision = decideRetry(
+			failure === undefined ? { statusCode, headers } : { networkErrorCode: 'UNKNOWN' },
+			retries,
+			download.policy,
+			Date.now(),
+		);
+		if (decision.action === 'retry') {
+			await pause.call(this, decision.waitMs);
 			continue;
 		}
+		const attempts = decision.action === 'fail' ? decision.attempts : 1;
+		const tries = ` (after ${attempts} attempts)`;
+		if (failure !== undefined) throw giveUp(`${failure}${tries}`);
 		throw giveUp(
 			statusCode === 403
 				? 'The recording host refused the signed URL (403): it has probably expired, even after fetching a fresh one'
-				: `The recording host refused the download (${statusCode})`,
+				: isRetryableStatus(statusCode) || statusCode === 429
+					? `The recording host is unavailable (${statusCode})${tries}`
+					: `The recording host refused the download (${statusCode})`,
 			text ? `The file host said: ${text}` : undefined,
 			statusCode,
 		);

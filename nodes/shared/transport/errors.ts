@@ -1,6 +1,8 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import type { ApiResponse } from './response';
+
 export type ApiOperation = 'importLead' | 'listCalls' | 'getRecording';
 
 export const OPERATION_SCOPES: Record<ApiOperation, { scope: string; action: string }> = {
@@ -17,18 +19,7 @@ export interface ValidationIssue {
 	[key: string]: unknown;
 }
 
-export interface ApiResponse {
-	statusCode: number;
-	headers: Record<string, string | string[] | undefined>;
-	/** Parsed JSON body; undefined when the body was empty or not JSON. */
-	body: unknown;
-	/** The body as text when it was not valid JSON (HTML error pages, truncated JSON...). */
-	text?: string;
-	/** The raw bytes, for operations whose body may be binary. */
-	raw: Buffer;
-}
-
-/** Where a 422 detail array travels to the item's error output (`json.details`). */
+/** Where a 422 detail array travels to the error item (`json.message.details`, see the router). */
 export const VALIDATION_DETAILS = 'validationDetails';
 
 function isValidationIssue(value: unknown): value is ValidationIssue {
@@ -119,7 +110,7 @@ export function errorFromResponse(
 			`Add the ${scope} scope to the key in the desktop app (Settings > Developers) or use a key that has it. ${description ?? ''}`.trim();
 	} else if (statusCode === 404) {
 		message = `Not found (404)${said ? `: ${said}` : ''}`;
-	} else if (statusCode >= 500 || statusCode === 408 || statusCode === 429) {
+	} else if (statusCode >= 500 || statusCode === 408) {
 		const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
 		message = `The API is temporarily unavailable (${statusCode}) and still failed after ${tries}`;
 		description = `Try again later. ${description ?? ''}`.trim();
@@ -132,5 +123,56 @@ export function errorFromResponse(
 		message,
 		description,
 		httpCode: String(statusCode),
+	});
+}
+
+/** The 429 asked for a wait beyond the item's Max Rate-Limit Wait. */
+export function rateLimitError(node: INode, waitedMs: number, askedMs: number): NodeApiError {
+	return new NodeApiError(node, { status: 429 } as JsonObject, {
+		message: `Rate limit still exceeded (429) after waiting ${Math.round(waitedMs / 1000)} s; the server asks for another ${Math.round(askedMs / 1000)} s, more than the Max Rate-Limit Wait option allows`,
+		description:
+			"Another client may be using the same API key, or the credential's Requests per Minute is higher than the key's real limit. Lower it, or raise Max Rate-Limit Wait.",
+		httpCode: '429',
+	});
+}
+
+/** The code of a failure without an HTTP answer (ECONNRESET, ETIMEDOUT...; UNKNOWN if none). */
+export function networkErrorCode(error: unknown): string {
+	const cause = (error as { cause?: unknown }).cause ?? error;
+	const { code, message } = cause as { code?: string; message?: string };
+	if (code) return code;
+	const text = String(message ?? '');
+	if (/timeout/i.test(text)) return 'ETIMEDOUT';
+	return /socket hang up|aborted/i.test(text) ? 'ECONNRESET' : 'UNKNOWN';
+}
+
+export function describeNetworkFailure(code: string, origin: string, timeoutMs: number): string {
+	if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || code === 'ESOCKETTIMEDOUT') {
+		return `The API at ${origin} did not answer within ${Math.round(timeoutMs / 1000)} s`;
+	}
+	if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_BAD_RESPONSE') {
+		return `The connection to the API at ${origin} was reset`;
+	}
+	if (code === 'ECONNREFUSED') return `Nothing is listening at ${origin} (connection refused)`;
+	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+		return `The host of ${origin} could not be found`;
+	return `Could not reach the API at ${origin} (${code})`;
+}
+
+/** No HTTP answer, after `attempts` tries. */
+export function networkError(
+	node: INode,
+	code: string,
+	origin: string,
+	timeoutMs: number,
+	attempts: number,
+): NodeApiError {
+	const tries = attempts === 1 ? '' : ` (${attempts} attempts)`;
+	// A fresh error: the original one carries request options, which hold the key.
+	// No `code` in the payload: n8n would replace our message with a generic one.
+	const message = `${describeNetworkFailure(code, origin, timeoutMs)}${tries}`;
+	return new NodeApiError(node, { message } as JsonObject, {
+		message,
+		description: 'Check the Base URL and that the service is reachable, then try again.',
 	});
 }

@@ -5,24 +5,22 @@ import type {
 	IHttpRequestOptions,
 	INode,
 	IPollFunctions,
-	JsonObject,
 } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import type { ConnectionSettings } from './connection';
 import { ConnectionSettingsError, parseConnectionSettings } from './connection';
-import type { ApiOperation, ApiResponse } from './errors';
-import { errorFromResponse } from './errors';
-import { pacerForKey } from './pacer';
-import {
-	RETRY_POLICY,
-	backoffDelayMs,
-	isRetryableErrorCode,
-	isRetryableStatus,
-	parseRetryAfter,
-} from './retryPolicy';
+import type { ApiOperation } from './errors';
+import { errorFromResponse, networkError, networkErrorCode, rateLimitError } from './errors';
+import type { RateBudget } from './pacer';
+import { budgetForKey } from './pacer';
+import type { ApiResponse } from './response';
+import { toApiResponse } from './response';
+import type { RetryLimits } from './retryPolicy';
+import { RETRY_POLICY, decideRetry, newRetryState } from './retryPolicy';
 
-export type { ApiOperation, ApiResponse } from './errors';
+export type { ApiOperation } from './errors';
+export type { ApiResponse } from './response';
 
 export const CREDENTIAL_TYPE = 'leadCallAccessApi';
 
@@ -42,10 +40,8 @@ export interface ApiRequest {
 }
 
 /** Per-request limits, set from the node's "Options". */
-export interface RequestPolicy {
+export interface RequestPolicy extends RetryLimits {
 	timeoutMs: number;
-	maxRetries: number;
-	maxRateLimitWaitMs: number;
 }
 
 export const DEFAULT_REQUEST_POLICY: RequestPolicy = {
@@ -107,71 +103,6 @@ export async function pause(this: ApiContext, ms: number): Promise<void> {
 	}
 }
 
-function headerValue(headers: ApiResponse['headers'], name: string): string | undefined {
-	const value = headers[name];
-	return Array.isArray(value) ? value[0] : value;
-}
-
-function toApiResponse(raw: {
-	statusCode: number;
-	headers: Record<string, unknown>;
-	body: unknown;
-}): ApiResponse {
-	const buffer = Buffer.isBuffer(raw.body)
-		? raw.body
-		: raw.body instanceof ArrayBuffer
-			? Buffer.from(raw.body)
-			: Buffer.from(typeof raw.body === 'string' ? raw.body : '');
-	const headers: ApiResponse['headers'] = {};
-	for (const [name, value] of Object.entries(raw.headers ?? {})) {
-		headers[name.toLowerCase()] = value as string | string[] | undefined;
-	}
-	const response: ApiResponse = {
-		statusCode: raw.statusCode,
-		headers,
-		body: undefined,
-		raw: buffer,
-	};
-	const contentType = headerValue(headers, 'content-type') ?? '';
-	const isBinary = /^(audio|video|image)\/|application\/octet-stream/i.test(contentType);
-	if (buffer.length === 0 || isBinary) return response;
-	const text = buffer.toString('utf8');
-	try {
-		response.body = JSON.parse(text);
-	} catch {
-		response.text = text;
-	}
-	return response;
-}
-
-/** Network-level failure: no HTTP answer at all. */
-function networkFailure(error: unknown): { code: string; message: string } {
-	const cause = (error as { cause?: unknown }).cause ?? error;
-	const { code, message } = cause as { code?: string; message?: string };
-	const text = String(message ?? '');
-	const resolvedCode =
-		code ??
-		(/timeout/i.test(text)
-			? 'ETIMEDOUT'
-			: /socket hang up|aborted/i.test(text)
-				? 'ECONNRESET'
-				: 'UNKNOWN');
-	return { code: resolvedCode, message: text };
-}
-
-function describeNetworkFailure(code: string, origin: string, timeoutMs: number): string {
-	if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || code === 'ESOCKETTIMEDOUT') {
-		return `The API at ${origin} did not answer within ${Math.round(timeoutMs / 1000)} s`;
-	}
-	if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_BAD_RESPONSE') {
-		return `The connection to the API at ${origin} was reset`;
-	}
-	if (code === 'ECONNREFUSED') return `Nothing is listening at ${origin} (connection refused)`;
-	if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-		return `The host of ${origin} could not be found`;
-	return `Could not reach the API at ${origin} (${code})`;
-}
-
 function resolveUrl(settings: ConnectionSettings, request: ApiRequest, node: INode): string {
 	if (request.url === undefined) return `${settings.apiBase}${request.path ?? ''}`;
 	const target = new URL(request.url, `${settings.apiBase}/`);
@@ -186,20 +117,49 @@ function resolveUrl(settings: ConnectionSettings, request: ApiRequest, node: INo
 }
 
 /**
- * Sends one API request with authentication, pacing and retries, and returns the final
- * 2xx response (or 3xx, when asked). Every other outcome becomes an error that names the cause.
+ * One attempt within the key's budget: waits for its turn, sends, and tells the budget how it
+ * went. Returns the answer, or the code of the failure that left none.
  */
-export async function apiRequest(
+async function attempt(
 	this: ApiContext,
+	budget: RateBudget,
+	options: IHttpRequestOptions,
+	credentialsDecrypted: ICredentialsDecrypted,
+): Promise<ApiResponse | { networkErrorCode: string }> {
+	let departure = budget.departOrWait(Date.now());
+	for (; typeof departure === 'number'; departure = budget.departOrWait(Date.now())) {
+		await pause.call(this, departure);
+	}
+	try {
+		const answer = toApiResponse(
+			await this.helpers.httpRequestWithAuthentication.call(
+				this,
+				CREDENTIAL_TYPE,
+				{ ...options },
+				{ credentialsDecrypted },
+			),
+		);
+		budget.settle(departure, Date.now(), answer.statusCode === 429);
+		return answer;
+	} catch (error) {
+		budget.settle(departure, Date.now(), false);
+		// The credential refused to attach the key (see its `authenticate`).
+		const refusal = [error, (error as Error).cause].find(
+			(e) => e instanceof ConnectionSettingsError,
+		);
+		if (refusal) throw new NodeOperationError(this.getNode(), (refusal as Error).message);
+		return { networkErrorCode: networkErrorCode(error) };
+	}
+}
+
+function requestOptions(
+	url: string,
 	request: ApiRequest,
-	policy: RequestPolicy = DEFAULT_REQUEST_POLICY,
-): Promise<ApiResponse> {
-	const node = this.getNode();
-	const { settings, decrypted } = await getContextCredential.call(this);
-	const pacer = pacerForKey(settings.apiKey, settings.requestsPerMinute);
+	policy: RequestPolicy,
+): IHttpRequestOptions {
 	const options: IHttpRequestOptions = {
 		method: request.method,
-		url: resolveUrl(settings, request, node),
+		url,
 		qs: request.qs,
 		headers: { Accept: 'application/json' },
 		encoding: 'arraybuffer',
@@ -213,83 +173,45 @@ export async function apiRequest(
 		options.body = JSON.stringify(request.body);
 		options.headers = { ...options.headers, 'Content-Type': 'application/json' };
 	}
+	return options;
+}
 
-	let failedAttempts = 0;
-	let rateLimitHits = 0;
-	let rateLimitWaitedMs = 0;
+/**
+ * Sends one API request with authentication, the key's rate budget and the retry policy, and
+ * returns the final 2xx response (or 3xx, when asked). Every other outcome becomes an error
+ * that names the cause.
+ */
+export async function apiRequest(
+	this: ApiContext,
+	request: ApiRequest,
+	policy: RequestPolicy = DEFAULT_REQUEST_POLICY,
+): Promise<ApiResponse> {
+	const node = this.getNode();
+	const { settings, decrypted } = await getContextCredential.call(this);
+	const budget = budgetForKey(settings.apiKey, settings);
+	const options = requestOptions(resolveUrl(settings, request, node), request, policy);
+	const retries = newRetryState();
 	for (;;) {
-		await pause.call(this, pacer.reserveSlot(Date.now()));
-		await pause.call(this, pacer.depart(Date.now()));
+		const answer = await attempt.call(this, budget, options, decrypted);
+		const outcome = 'raw' in answer ? { ...answer, accept3xx: request.acceptRedirect } : answer;
+		const decision = decideRetry(outcome, retries, policy, Date.now());
 
-		let response: ApiResponse;
-		try {
-			response = toApiResponse(
-				await this.helpers.httpRequestWithAuthentication.call(
-					this,
-					CREDENTIAL_TYPE,
-					{ ...options },
-					{ credentialsDecrypted: decrypted },
-				),
-			);
-		} catch (error) {
-			if (
-				error instanceof ConnectionSettingsError ||
-				(error as Error).cause instanceof ConnectionSettingsError
-			) {
-				const cause =
-					error instanceof ConnectionSettingsError ? error : ((error as Error).cause as Error);
-				throw new NodeOperationError(node, cause.message);
-			}
-			const failure = networkFailure(error);
-			failedAttempts++;
-			const retryable = isRetryableErrorCode(failure.code) || failure.code === 'UNKNOWN';
-			if (!retryable || failedAttempts > policy.maxRetries) {
-				const tries = failedAttempts === 1 ? '' : ` (${failedAttempts} attempts)`;
-				// A fresh error: the original one carries request options, which hold the key.
-				// No `code` in the payload: n8n would replace our message with a generic one.
-				const message = `${describeNetworkFailure(failure.code, settings.origin, policy.timeoutMs)}${tries}`;
-				throw new NodeApiError(node, { message } as JsonObject, {
-					message,
-					description: 'Check the Base URL and that the service is reachable, then try again.',
-				});
-			}
-			await pause.call(this, backoffDelayMs(failedAttempts));
-			continue;
+		if (decision.action === 'done') return answer as ApiResponse;
+		if (decision.action === 'fail') {
+			throw 'networkErrorCode' in answer
+				? networkError(
+						node,
+						answer.networkErrorCode,
+						settings.origin,
+						policy.timeoutMs,
+						decision.attempts,
+					)
+				: decision.rateLimitAskedMs !== undefined
+					? rateLimitError(node, retries.rateLimitWaitedMs, decision.rateLimitAskedMs)
+					: errorFromResponse(node, answer, request.operation, decision.attempts);
 		}
-
-		const { statusCode } = response;
-		if (statusCode < 300 || (statusCode < 400 && request.acceptRedirect)) return response;
-
-		const retryAfterMs = parseRetryAfter(response.headers['retry-after'], Date.now());
-		if (statusCode === RETRY_POLICY.rateLimitStatusCode) {
-			rateLimitHits++;
-			// A floor, so "Retry-After: 0" answered again and again cannot become a request storm.
-			const waitMs = Math.max(
-				retryAfterMs ?? backoffDelayMs(rateLimitHits + 1),
-				RETRY_POLICY.minRateLimitWaitMs,
-			);
-			if (rateLimitWaitedMs + waitMs > policy.maxRateLimitWaitMs) {
-				throw new NodeApiError(node, { status: 429 } as JsonObject, {
-					message: `Rate limit still exceeded (429) after waiting ${Math.round(rateLimitWaitedMs / 1000)} s; the server asks for another ${Math.round(waitMs / 1000)} s, more than the Max Rate-Limit Wait option allows`,
-					description:
-						"Another client may be using the same API key, or the credential's Requests per Minute is higher than the key's real limit. Lower it, or raise Max Rate-Limit Wait.",
-					httpCode: '429',
-				});
-			}
-			rateLimitWaitedMs += waitMs;
-			pacer.pauseUntil(Date.now() + waitMs);
-			continue;
-		}
-
-		if (statusCode < 400) throw errorFromResponse(node, response, request.operation, 1);
-		if (isRetryableStatus(statusCode)) {
-			failedAttempts++;
-			if (failedAttempts <= policy.maxRetries) {
-				const backoffMs = backoffDelayMs(failedAttempts);
-				await pause.call(this, Math.min(retryAfterMs ?? backoffMs, policy.maxRateLimitWaitMs));
-				continue;
-			}
-		}
-		throw errorFromResponse(node, response, request.operation, failedAttempts || 1);
+		// A 429 holds back every request of the key in this process, not only this one.
+		if (decision.rateLimited) budget.pauseUntil(Date.now() + decision.waitMs);
+		else await pause.call(this, decision.waitMs);
 	}
 }

@@ -1,76 +1,177 @@
 import { createHash } from 'crypto';
 
 /**
- * Client-side pacing: requests for one API key leave at evenly spaced slots of
- * 60 000 / requestsPerMinute ms. Even spacing is the one schedule that stays under the
- * limit whatever algorithm the server uses (sliding log, fixed window or token bucket with
- * any burst), while still using the whole budget. A small margin absorbs network jitter.
+ * The request budget of one API key in this n8n process, shared by every execution using it.
+ *
+ * A request may leave when both hold (the intersection of what servers commonly enforce):
+ * - window: fewer than `share × limit` of this process's requests in the last window. A
+ *   request counts from when it left until a window after its answer came back, so network
+ *   delay can never make two windows' worth arrive within one.
+ * - bucket: a token is free in a client-side bucket refilled at `share × limit` per window,
+ *   holding at most `burst` tokens. Requests beyond even spacing (a burst) go one at a time.
+ * At first `share` is 1 and `burst` the whole limit: a window server told its true budget
+ * accepts everything at once, in the fastest time it allows. A 429 says the server is stricter
+ * (modelled on TCP's AIMD and AWS's adaptive retry mode): during a burst, `burst` drops to what
+ * the server evidently accepted (until the key has been idle for a window); at even spacing,
+ * `share` shrinks, and grows back slowly while requests succeed. So n8n processes sharing a key
+ * (queue mode) settle on shares of it by themselves, and a lone busy one regains the whole
+ * budget within a few windows.
  */
-const SPACING_MARGIN = 1.02;
-/**
- * Extra room after the first request of an idle key: it opens a connection and warms up n8n's
- * HTTP code, so it reaches the server 20-30 ms later than the requests after it (measured in
- * n8n 2.40.7), more than the 2% margin at 60/min. Costs 50 ms once per burst of work.
- */
-const COLD_START_MS = 50;
+export const BUDGET = {
+	defaultWindowMs: 60_000,
+	/** Added to the window, and to the spacing of a bucket: clock and scheduling jitter. */
+	margin: 0.02,
+	/** Multiplicative decrease of the share after a 429 at even spacing. */
+	shrinkFactor: 0.8,
+	/**
+	 * Increase: per window's worth of successful requests, the share grows by this times the
+	 * windows since the last decrease (+0.25 in the first window, 0.5 back in 2 windows).
+	 */
+	growthPerWindowSquared: 0.25,
+	minShare: 0.05,
+	/** How often a waiting request looks again when the budget depends on an answer in flight. */
+	pollMs: 10,
+} as const;
 
-export class RequestPacer {
-	private nextSlotAt = 0;
-	private lastDepartureAt = -Infinity;
+export interface BudgetLimit {
+	/** The credential's Requests per Minute; 0 turns pacing off. */
+	requestsPerMinute: number;
+	windowMs?: number;
+}
+
+/** One request that left; hand it back to `settle` with its answer. */
+export interface Departure {
+	at: number;
+	/** Tokens in the bucket when it left: 2 or more means it was part of a burst. */
+	tokensBefore: number;
+	/** When its answer came back; until then it holds its place in the window. */
+	answeredAt: number;
+}
+
+export class RateBudget {
+	private limit = 0;
+	private windowMs: number = BUDGET.defaultWindowMs;
+	private share = 1;
+	private burst = 0;
+	private tokens = 0;
+	private tokensAt = 0;
+	private inFlight = 0;
+	private recent: Departure[] = [];
 	private pausedUntil = 0;
+	private lastShrinkAt = -Infinity;
 
-	constructor(private intervalMs: number) {}
-
-	setRequestsPerMinute(requestsPerMinute: number): void {
-		this.intervalMs = intervalFor(requestsPerMinute);
+	constructor(limit: BudgetLimit) {
+		this.configure(limit);
+		this.tokens = this.burst;
 	}
 
-	/** Reserves the next free slot and returns how long to wait for it. Synchronous, so two callers never get the same slot. */
-	reserveSlot(nowMs: number): number {
-		const idle = this.nextSlotAt <= nowMs;
-		const slot = Math.max(nowMs, this.nextSlotAt);
-		this.nextSlotAt = slot + this.intervalMs + (idle && this.intervalMs > 0 ? COLD_START_MS : 0);
-		return slot - nowMs;
+	/** Follows changes of the credential: a new limit forgets the learnt burst, not the share. */
+	configure({ requestsPerMinute, windowMs = BUDGET.defaultWindowMs }: BudgetLimit): void {
+		const limit = (requestsPerMinute * windowMs) / 60_000;
+		if (limit !== this.limit || windowMs !== this.windowMs) {
+			this.burst = limit;
+			this.tokens = Math.min(this.tokens, limit);
+		}
+		this.limit = limit;
+		this.windowMs = windowMs;
+	}
+
+	/** What this process currently allows itself, for reports and tests. */
+	get state(): { share: number; burst: number } {
+		return { share: this.share, burst: this.burst };
 	}
 
 	/**
-	 * Called when a request's slot has come; returns how much longer it must wait. A slot is
-	 * reserved well ahead (several items wait at once), and by the time it comes a 429 may
-	 * have paused the key, or the previous request may have left late (a blocked event loop):
-	 * leaving on time would then break the pause or the spacing. Synchronous, like reserveSlot,
-	 * so concurrent requests still leave one interval apart.
+	 * A departure if a request may leave now (it is counted at once), otherwise the ms to wait
+	 * before asking again. Synchronous, so concurrent requests never take the same place.
 	 */
-	depart(nowMs: number): number {
-		const at = Math.max(nowMs, this.lastDepartureAt + this.intervalMs, this.pausedUntil);
-		this.lastDepartureAt = at;
-		return at - nowMs;
+	departOrWait(now: number): Departure | number {
+		if (now < this.pausedUntil) return this.pausedUntil - now;
+		if (this.limit <= 0) return { at: now, tokensBefore: Infinity, answeredAt: now };
+		const span = this.windowMs * (1 + BUDGET.margin);
+		this.recent = this.recent.filter((d) => d.answeredAt === Infinity || d.answeredAt + span > now);
+		// After a whole idle window every common server grants its full burst again.
+		if (this.recent.length === 0) this.burst = this.limit;
+		const rate = this.ratePerMs();
+		this.tokens = Math.min(this.burst, this.tokens + (now - this.tokensAt) * rate);
+		this.tokensAt = now;
+
+		const windowWait = this.windowWait(now, span);
+		if (windowWait > 0) return windowWait;
+		if (this.tokens < 1) return Math.ceil((1 - this.tokens) / rate);
+		// One at a time beyond even spacing: a server without burst then refuses only one.
+		if (this.tokens >= 2 && this.inFlight > 0) return BUDGET.pollMs;
+
+		const departure = { at: now, tokensBefore: this.tokens, answeredAt: Infinity };
+		this.tokens -= 1;
+		this.inFlight++;
+		this.recent.push(departure);
+		return departure;
+	}
+
+	/** Records the answer (or the network failure) of a departure. */
+	settle(departure: Departure, now: number, rateLimited: boolean): void {
+		if (this.limit <= 0 || departure.answeredAt !== Infinity) return;
+		departure.answeredAt = now;
+		this.inFlight--;
+		const perWindow = Math.max(1, this.share * this.limit);
+		if (!rateLimited) {
+			// Slowly near the share that last drew a 429, faster the longer none comes (like
+			// TCP CUBIC): few 429s while sharing, the whole budget soon when alone.
+			const windowsSinceShrink = (now - this.lastShrinkAt) / this.windowMs;
+			const growth = BUDGET.growthPerWindowSquared * windowsSinceShrink;
+			this.share = Math.min(1, this.share + growth / perWindow);
+			return;
+		}
+		// Refused, so not counted by the server: it does not hold a place in the window either.
+		this.recent = this.recent.filter((d) => d !== departure);
+		// Requests that left before the last lesson was learnt teach nothing new.
+		if (departure.at <= this.lastShrinkAt) return;
+		this.lastShrinkAt = now;
+		if (departure.tokensBefore >= 2) {
+			// The server accepted the burst up to this request and no further.
+			this.burst = Math.max(1, Math.round(this.burst - departure.tokensBefore));
+		} else {
+			this.share = Math.max(BUDGET.minShare, this.share * BUDGET.shrinkFactor);
+		}
+		this.tokens = 0;
+		this.tokensAt = now;
 	}
 
 	/** After a 429 the server told us when to come back: nobody using this key goes before then. */
 	pauseUntil(atMs: number): void {
-		this.nextSlotAt = Math.max(this.nextSlotAt, atMs);
 		this.pausedUntil = Math.max(this.pausedUntil, atMs);
 	}
-}
 
-function intervalFor(requestsPerMinute: number): number {
-	return requestsPerMinute > 0 ? (60_000 / requestsPerMinute) * SPACING_MARGIN : 0;
+	private ratePerMs(): number {
+		return (this.share * this.limit) / (this.windowMs * (1 + BUDGET.margin));
+	}
+
+	private windowWait(now: number, span: number): number {
+		const allowed = Math.max(1, Math.floor(this.share * this.limit));
+		if (this.recent.length < allowed) return 0;
+		// A place frees a window after its answer; while the answer is out, look again soon.
+		const freed = this.recent.map((d) => d.answeredAt).sort((a, b) => a - b)[
+			this.recent.length - allowed
+		];
+		return freed === Infinity ? BUDGET.pollMs : Math.ceil(freed + span - now);
+	}
 }
 
 /**
- * One pacer per API key for the whole n8n process, so every node and execution using the
- * key shares one budget. Keyed by a hash so the key itself is never kept here.
+ * One budget per API key for the whole n8n process, so every node and execution using the
+ * key shares it. Keyed by a hash so the key itself is never kept here.
  */
-const pacersByKeyHash = new Map<string, RequestPacer>();
+const budgetsByKeyHash = new Map<string, RateBudget>();
 
-export function pacerForKey(apiKey: string, requestsPerMinute: number): RequestPacer {
+export function budgetForKey(apiKey: string, limit: BudgetLimit): RateBudget {
 	const keyHash = createHash('sha256').update(apiKey).digest('hex');
-	let pacer = pacersByKeyHash.get(keyHash);
-	if (pacer === undefined) {
-		pacer = new RequestPacer(intervalFor(requestsPerMinute));
-		pacersByKeyHash.set(keyHash, pacer);
+	let budget = budgetsByKeyHash.get(keyHash);
+	if (budget === undefined) {
+		budget = new RateBudget(limit);
+		budgetsByKeyHash.set(keyHash, budget);
 	} else {
-		pacer.setRequestsPerMinute(requestsPerMinute);
+		budget.configure(limit);
 	}
-	return pacer;
+	return budget;
 }

@@ -1,12 +1,14 @@
 /**
- * The whole retry policy in one place (modelled on ky's `retry` option): which answers are
- * retried, how many times, how long to back off, and how `Retry-After` is honoured.
+ * The whole retry policy in one place (modelled on ky's `retry` option): from the outcome of
+ * one attempt, `decideRetry` says whether the request is done, should wait and try again, or
+ * has failed. API requests and recording downloads both ask it.
  */
 export const RETRY_POLICY = {
 	/** Retries for transient failures (5xx, resets, timeouts). 429 does not use this budget. */
 	defaultMaxRetries: 5,
 	/** 429 is retried until its total wait per request exceeds the "Max Rate-Limit Wait" option. */
 	rateLimitStatusCode: 429,
+	/** A floor, so "Retry-After: 0" answered again and again cannot become a request storm. */
 	minRateLimitWaitMs: 250,
 	retryStatusCodes: [408, 500, 502, 503, 504],
 	retryErrorCodes: [
@@ -20,12 +22,84 @@ export const RETRY_POLICY = {
 		'ENETUNREACH',
 		'EHOSTUNREACH',
 		'ERR_BAD_RESPONSE',
+		// No code at all (a body cut off, an unexpected library error): worth another try.
+		'UNKNOWN',
 	],
 	backoffBaseMs: 500,
 	backoffLimitMs: 30_000,
 	defaultMaxRateLimitWaitMs: 5 * 60_000,
 	defaultTimeoutMs: 60_000,
 } as const;
+
+/** The item's limits, from the node's "Options". */
+export interface RetryLimits {
+	maxRetries: number;
+	maxRateLimitWaitMs: number;
+}
+
+/** An HTTP answer, or a failure without one (`networkErrorCode`). */
+export type AttemptOutcome =
+	| { statusCode: number; headers: Record<string, unknown>; accept3xx?: boolean }
+	| { networkErrorCode: string };
+
+/** What one request has spent so far; `decideRetry` updates it. */
+export interface RetryState {
+	failures: number;
+	rateLimitHits: number;
+	rateLimitWaitedMs: number;
+}
+
+export type RetryDecision =
+	| { action: 'done' }
+	| { action: 'retry'; waitMs: number; rateLimited: boolean }
+	/** `rateLimitAskedMs`: the 429 asked for a wait beyond Max Rate-Limit Wait. */
+	| { action: 'fail'; attempts: number; rateLimitAskedMs?: number };
+
+export const newRetryState = (): RetryState => ({
+	failures: 0,
+	rateLimitHits: 0,
+	rateLimitWaitedMs: 0,
+});
+
+export function decideRetry(
+	outcome: AttemptOutcome,
+	state: RetryState,
+	limits: RetryLimits,
+	nowMs: number,
+): RetryDecision {
+	const retryTransient = (serverWaitMs?: number): RetryDecision => {
+		state.failures++;
+		if (state.failures > limits.maxRetries) return { action: 'fail', attempts: state.failures };
+		const waitMs = serverWaitMs ?? backoffDelayMs(state.failures);
+		return {
+			action: 'retry',
+			waitMs: Math.min(waitMs, limits.maxRateLimitWaitMs),
+			rateLimited: false,
+		};
+	};
+
+	if ('networkErrorCode' in outcome) {
+		if (isRetryableErrorCode(outcome.networkErrorCode)) return retryTransient();
+		return { action: 'fail', attempts: state.failures + 1 };
+	}
+	const { statusCode, headers } = outcome;
+	if (statusCode < 300 || (statusCode < 400 && outcome.accept3xx)) return { action: 'done' };
+	const retryAfterMs = parseRetryAfter(headers['retry-after'], nowMs);
+	if (statusCode === RETRY_POLICY.rateLimitStatusCode) {
+		state.rateLimitHits++;
+		const waitMs = Math.max(
+			retryAfterMs ?? backoffDelayMs(state.rateLimitHits + 1),
+			RETRY_POLICY.minRateLimitWaitMs,
+		);
+		if (state.rateLimitWaitedMs + waitMs > limits.maxRateLimitWaitMs) {
+			return { action: 'fail', attempts: state.rateLimitHits, rateLimitAskedMs: waitMs };
+		}
+		state.rateLimitWaitedMs += waitMs;
+		return { action: 'retry', waitMs, rateLimited: true };
+	}
+	if (isRetryableStatus(statusCode)) return retryTransient(retryAfterMs);
+	return { action: 'fail', attempts: state.failures + 1 };
+}
 
 /**
  * `Retry-After` as milliseconds to wait: delta-seconds or an HTTP-date.

@@ -13,6 +13,7 @@ import type { ResultRow } from './results';
 import { ResultsCollector } from './results';
 import type { StubRequest } from './stubServer';
 import { StubServer, reply } from './stubServer';
+import { TEST_ITEMS_TYPE } from '../../../devkit/workflows';
 
 export type Template = Parameters<typeof workflowFrom>[0];
 
@@ -23,7 +24,7 @@ const OPERATION: Record<Template, string> = {
 };
 
 const nodeNameOf = (template: Template) =>
-	workflowFrom(template).nodes.find((node) => node.type !== 'test.items')!.name;
+	workflowFrom(template).nodes.find((node) => node.type !== TEST_ITEMS_TYPE)!.name;
 
 export const authorizationOf = (request: { headers: Record<string, unknown> }) =>
 	request.headers.authorization;

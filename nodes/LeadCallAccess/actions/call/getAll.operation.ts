@@ -61,12 +61,9 @@ export async function execute(
 
 	const pages = iterateCallPages.call(this, {
 		query: readQueryParameters.call(this, itemIndex),
-		pageSize: () => limit - calls.length,
+		wanted: () => limit - calls.length,
 		policy: readRequestPolicy.call(this, itemIndex),
 	});
-	for await (const page of pages) {
-		calls.push(...page.slice(0, limit - calls.length));
-		if (calls.length >= limit) break;
-	}
+	for await (const page of pages) calls.push(...page.calls.slice(0, limit - calls.length));
 	return calls.map((call) => ({ json: call, pairedItem: { item: itemIndex } }));
 }

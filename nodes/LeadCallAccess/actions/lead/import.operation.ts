@@ -7,18 +7,11 @@ import type {
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { normalizeCountryCode, normalizePhone } from '../../helpers/phone';
+import type { OptionalField } from './fields';
+import { OPTIONAL_FIELDS, additionalFieldsProperty, clearFieldsProperty } from './fields';
 import { apiRequest } from '../../../shared/transport';
 import { VALIDATION_DETAILS } from '../../../shared/transport/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
-
-/** UI field -> `LeadImport` field. The body uses the API's snake_case names exactly. */
-const OPTIONAL_FIELDS = {
-	name: { apiName: 'name', label: 'Name' },
-	campaignId: { apiName: 'campaign_id', label: 'Campaign ID' },
-	contactType: { apiName: 'contact_type', label: 'Contact Type' },
-	legalBasis: { apiName: 'legal_basis', label: 'Legal Basis' },
-} as const;
-type OptionalField = keyof typeof OPTIONAL_FIELDS;
 
 const properties: INodeProperties[] = [
 	{
@@ -27,70 +20,20 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: '+14155552671',
+		placeholder: 'e.g. +14155552671',
 		description:
-			"The lead's phone number in E.164 form: + then country code and number, e.g. +14155552671. Spaces, dashes and brackets are removed. A national number such as (415) 555-2671 works when the Default Country Code option is set. The service uses it to find an existing lead: importing the same number again updates that lead.",
+			"The lead's phone number, e.g. +14155552671; spaces and dashes are removed. An existing lead with this number is updated.",
 	},
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: [
-			{
-				displayName: 'Campaign ID',
-				name: 'campaignId',
-				type: 'string',
-				default: '',
-				description: 'Identifier of the campaign the lead belongs to, as the service names it',
-			},
-			{
-				displayName: 'Contact Type',
-				name: 'contactType',
-				type: 'string',
-				default: '',
-				description:
-					'Kind of contact, as your workspace names it (for example: prospect, customer)',
-			},
-			{
-				displayName: 'Legal Basis',
-				name: 'legalBasis',
-				type: 'string',
-				default: '',
-				description:
-					'Legal basis under which the lead is held, as your workspace names it (for example: consent, legitimate_interest)',
-			},
-			{
-				displayName: 'Name',
-				name: 'name',
-				type: 'string',
-				default: '',
-				description: 'Display name of the lead, e.g. Ada Lovelace',
-			},
-		],
-		description: 'Empty values are not sent, so an update keeps what the lead already has',
-	},
-	{
-		displayName: 'Fields to Clear',
-		name: 'clearFields',
-		type: 'multiOptions',
-		default: [],
-		options: [
-			{ name: 'Campaign ID', value: 'campaignId' },
-			{ name: 'Contact Type', value: 'contactType' },
-			{ name: 'Legal Basis', value: 'legalBasis' },
-			{ name: 'Name', value: 'name' },
-		],
-		description: 'Fields to send as null, which removes their value from an existing lead',
-	},
+	additionalFieldsProperty(1),
+	additionalFieldsProperty(2),
+	clearFieldsProperty,
 	optionsCollection([
 		{
 			displayName: 'Default Country Code',
 			name: 'defaultCountryCode',
 			type: 'string',
 			default: '',
-			placeholder: '1',
+			placeholder: 'e.g. 1',
 			description:
 				'Country calling code added to numbers written without one, e.g. 1 turns (415) 555-2671 into +14155552671, 44 turns 020 7946 0958 into +442079460958',
 		},
@@ -136,6 +79,8 @@ function preview(value: string): string {
 /** Turns a parameter value into text, or says why it cannot be. */
 function asText(value: unknown): { text?: string; problem?: string } {
 	if (value === undefined || value === null) return { text: '' };
+	// Legal Basis in node version 2 is a resource locator: its value is the text.
+	if (typeof value === 'object' && '__rl' in value && 'value' in value) return asText(value.value);
 	if (typeof value === 'string') return { text: value };
 	if (typeof value === 'number' && Number.isFinite(value)) return { text: String(value) };
 	if (typeof value === 'boolean') return { text: String(value) };

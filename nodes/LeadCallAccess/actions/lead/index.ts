@@ -15,7 +15,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Import',
 				value: 'import',
-				description: 'Create a lead, or update the lead with the same phone number',
+				description: 'Create or update a lead, matched by phone number',
 				action: 'Import a lead',
 			},
 		],

@@ -4,17 +4,57 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { downloadRecording, fetchRecordingInfo } from '../../../shared/recording';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 
+/** Version 1 saved the call ID as plain text; those workflows keep that field. */
+const callIdV1: INodeProperties = {
+	displayName: 'Call ID',
+	name: 'callId',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. call_000120',
+	description:
+		'ID of the call whose recording to fetch. Map it from a call that Get Many Calls or the trigger returned.',
+	displayOptions: { show: { '@version': [1] } },
+};
+
+const callId: INodeProperties = {
+	displayName: 'Call',
+	name: 'callId',
+	type: 'resourceLocator',
+	required: true,
+	default: { mode: 'list', value: '' },
+	description: 'The call whose recording to fetch',
+	displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }] } },
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select a call...',
+			typeOptions: { searchListMethod: 'searchCalls', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. call_000120',
+			validation: [
+				{
+					type: 'regex',
+					properties: {
+						// Any printable text without a slash: the spec does not show the ID format.
+						regex: '^[^/\\s][^/]*$',
+						errorMessage: 'A call ID has no slashes and does not start with a space',
+					},
+				},
+			],
+		},
+	],
+};
+
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Call ID',
-		name: 'callId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. call_000120',
-		description:
-			'ID of the call whose recording to fetch, e.g. call_000120. Map it from a call that Get Many Calls or the trigger returned.',
-	},
+	callIdV1,
+	callId,
 	{
 		displayName: 'Download',
 		name: 'download',
@@ -56,7 +96,10 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 ): Promise<INodeExecutionData[]> {
-	const rawCallId = this.getNodeParameter('callId', itemIndex, '') as unknown;
+	// Version 2 stores a resource locator, version 1 plain text; extractValue reads both.
+	const rawCallId = this.getNodeParameter('callId', itemIndex, '', {
+		extractValue: true,
+	}) as unknown;
 	const callId =
 		typeof rawCallId === 'string' || typeof rawCallId === 'number' ? String(rawCallId).trim() : '';
 	if (callId === '') {

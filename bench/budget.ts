@@ -1,0 +1,184 @@
+/**
+ * Section 0: the rate budget alone, in simulated time (bench/budgetSim.ts): time to import N
+ * leads ÷ the fastest time the server allows, on each server algorithm with its real 60 s
+ * window, with another client on the key, and with 2 and 3 n8n processes sharing it.
+ */
+import type { Section } from './lib/report';
+import { fixed } from './lib/stats';
+import { simulate, type SimProcess, type SimProcessResult, type SimServer } from './budgetSim';
+
+export interface BudgetRow {
+	label: string;
+	server: string;
+	leads: number;
+	fastestS: number;
+	timeS: number;
+	rateLimited: number;
+	requests: number;
+	/** After the first 429: accepted rate ÷ the server's rate (token bucket without burst). */
+	steadyAfter429?: number;
+	note?: string;
+	target?: { met: boolean; text: string };
+}
+
+const W = 60_000;
+const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+
+function serverName(server: SimServer): string {
+	const limit = `${server.limit} per ${server.windowMs / 1000} s`;
+	return server.algorithm === 'token-bucket'
+		? `token bucket ${limit}, burst ${server.burst}`
+		: `${server.algorithm} ${limit}`;
+}
+
+function windowsFastestS(leads: number, limit: number): number {
+	return ((Math.ceil(leads / limit) - 1) * W) / 1000;
+}
+
+function row(
+	label: string,
+	server: SimServer,
+	processes: SimProcess[],
+	fastestS: number,
+	measured: (results: SimProcessResult[]) => SimProcessResult[] = (results) => results,
+): { row: BudgetRow; results: SimProcessResult[] } {
+	const results = simulate(server, processes);
+	const ours = measured(results.filter((_, i) => processes[i].otherClientShare === undefined));
+	const start = Math.min(...ours.map((r) => r.firstSentAt));
+	const end = Math.max(...ours.map((r) => r.doneAt));
+	const rateLimited = sum(ours.map((r) => r.rateLimited.length));
+	return {
+		results,
+		row: {
+			label,
+			server: serverName(server),
+			leads: sum(ours.map((r) => r.accepted.length)),
+			fastestS,
+			timeS: (end - start) / 1000,
+			rateLimited,
+			requests: rateLimited + sum(ours.map((r) => r.accepted.length)),
+		},
+	};
+}
+
+export function runBudgetSimulation(): BudgetRow[] {
+	const rows: BudgetRow[] = [];
+	const N = 75;
+	for (const algorithm of ['sliding-log', 'fixed-window'] as const) {
+		const { row: r } = row(
+			'Lead & Call Access',
+			{ algorithm, limit: 30, windowMs: W },
+			[{ leads: N }],
+			windowsFastestS(N, 30),
+		);
+		r.target = {
+			met: r.timeS / r.fastestS <= 1.05 && r.rateLimited === 0,
+			text: '≤ 1.05, 0 × 429',
+		};
+		rows.push(r);
+	}
+	{
+		const server: SimServer = { algorithm: 'token-bucket', limit: 30, windowMs: W, burst: 1 };
+		const { row: r, results } = row(
+			'Lead & Call Access',
+			server,
+			[{ leads: N }],
+			((N - 1) * W) / 30 / 1000,
+		);
+		const first429 = results[0].rateLimited[0] ?? -Infinity;
+		const after = results[0].accepted.filter((at) => at > first429);
+		r.steadyAfter429 = ((after.length - 1) / (after[after.length - 1] - after[0])) * (W / 30);
+		r.target = {
+			met: r.rateLimited <= 1 && r.steadyAfter429 >= 0.95,
+			text: '≤ 1 × 429, then ≥ 0.95 of the rate',
+		};
+		rows.push(r);
+	}
+	{
+		const server: SimServer = { algorithm: 'token-bucket', limit: 30, windowMs: W, burst: 30 };
+		const { row: r } = row(
+			'Lead & Call Access',
+			server,
+			[{ leads: N }],
+			((N - 30) * W) / 30 / 1000,
+		);
+		r.note =
+			'a bucket refills steadily; the budget, safe on window servers, waits for whole windows';
+		rows.push(r);
+	}
+	{
+		const server: SimServer = { algorithm: 'sliding-log', limit: 30, windowMs: W };
+		const { row: r, results } = row(
+			'Lead & Call Access, another client spends half the key',
+			server,
+			[{ leads: N }, { leads: 200, otherClientShare: 0.5 }],
+			windowsFastestS(N, 30),
+		);
+		const other = results[1];
+		r.note = `the node takes the window first; the other client (even spacing, no retries): ${other.accepted.length} accepted, ${other.rateLimited.length} × 429`;
+		rows.push(r);
+	}
+	// Queue mode, 60 per minute (the API's limit): every process busy, then one busy process
+	// after all were (its share must grow back).
+	for (const workers of [2, 3]) {
+		const server: SimServer = { algorithm: 'sliding-log', limit: 60, windowMs: W };
+		const each = 120;
+		const all = row(
+			`simulated queue mode: ${workers} processes, all busy`,
+			server,
+			Array.from({ length: workers }, () => ({ leads: each })),
+			windowsFastestS(each * workers, 60),
+		).row;
+		rows.push(all);
+		const lone = 170;
+		const mixed = row(
+			`simulated queue mode: ${workers} processes, one busy after all were`,
+			server,
+			[{ leads: lone + 60 }, ...Array.from({ length: workers - 1 }, () => ({ leads: 60 }))],
+			windowsFastestS(lone + 60 * workers, 60),
+		).row;
+		rows.push(mixed);
+		for (const r of [all, mixed]) {
+			r.target = {
+				met: r.fastestS / r.timeS >= 0.9 && r.rateLimited <= 0.05 * r.requests,
+				text: '≥ 0.9 of fastest, 429s ≤ 5%',
+			};
+		}
+	}
+	return rows;
+}
+
+export function budgetSection(rows: BudgetRow[]): Section {
+	return {
+		title: '0. The rate budget alone, simulated time, real 60 s windows',
+		columns: [
+			'client',
+			'server',
+			'leads',
+			'fastest s',
+			'time s',
+			'time ÷ fastest',
+			'429s / requests',
+			'target',
+		],
+		rows: rows.map((r) => [
+			r.label,
+			r.server,
+			String(r.leads),
+			fixed(r.fastestS, 0),
+			fixed(r.timeS, 1),
+			fixed(r.timeS / r.fastestS, 3) +
+				(r.steadyAfter429 === undefined
+					? ''
+					: ` (after the 429: ${fixed(r.steadyAfter429, 3)} of the rate)`) +
+				(r.note ? ` (${r.note})` : ''),
+			`${r.rateLimited} / ${r.requests}`,
+			r.target ? `${r.target.text}: ${r.target.met ? 'met' : 'NOT met'}` : '-',
+		]),
+		notes: [
+			"The budget (nodes/shared/transport/pacer.ts) against the emulator's own limiters (devkit/emulator/rate-limit.ts) on a simulated clock, so whole minutes of traffic take milliseconds and need no scaling. Each simulated n8n process sends its leads 8 at a time through its own budget; requests take 5-25 ms each way (seeded, the same every run); a 429 pauses the key for its Retry-After, as the transport does. n8n itself is not in the loop: section 1 measures the node inside a real n8n.",
+			'fastest s: from the first request to the last accepted one, the least the server allows: (⌈N ÷ limit⌉ − 1) windows on window servers (the fixed window counted like the sliding one), (N − burst) ÷ rate on a token bucket. With another client on the key: as if the key were the node’s alone.',
+			`Simulated queue mode: each process only sees its own requests and 429s, as in n8n. "One busy after all were": every process starts with 60 leads, one has 170 more; fastest is for all the leads together. Fastest counts whole windows, so N is chosen 10 short of a multiple of the limit: at an exact multiple, the 2 or 3 places lost to 429s push the last leads a whole window later (3 processes: 1.22). The real queue-mode rows (n8n main + workers, Postgres, Redis) are in the Queue mode section (npm run bench:queue).`,
+		],
+	};
+}

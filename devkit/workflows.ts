@@ -1,0 +1,237 @@
+/**
+ * The one place that builds workflow JSON for the engine suite, the real-n8n suites, the
+ * benchmarks and the demo: Source → Lead & Call Access (→ a node on its error output).
+ *
+ * The source turns a list into the node's input items, the way an upstream node would:
+ * - `items`: an engine-only node (test/engine/TestItems.node.ts) that emits its `items` parameter;
+ * - `manual`: Manual Trigger → Split Out `body.items`; the real-n8n server swaps the trigger for
+ *   a Webhook of the same name, so the run's POST body carries the items;
+ * - `webhook`: Webhook (answers with the last node's first item) → Split Out `body.items`.
+ */
+import { randomUUID } from 'crypto';
+
+import * as packageJson from '../package.json';
+import type { CredentialJson, WorkflowJson } from './n8n/types';
+
+export const PACKAGE_NAME = packageJson.name;
+export const NODE_TYPE = `${PACKAGE_NAME}.leadCallAccess`;
+export const TRIGGER_TYPE = `${PACKAGE_NAME}.leadCallAccessTrigger`;
+export const CREDENTIAL_TYPE = 'leadCallAccessApi';
+/** The engine-only source node (test/engine/TestItems.node.ts). */
+export const TEST_ITEMS_TYPE = 'test.items';
+export const NODE_NAME = 'Lead & Call Access';
+
+export type { CredentialJson, WorkflowJson };
+export type WorkflowNode = WorkflowJson['nodes'][number];
+
+export function credentialJson(
+	id: string,
+	data: { baseUrl: string; apiKey: string; requestsPerMinute?: number; rateWindowSeconds?: number },
+	name = `Lead & Call Access ${id}`,
+): CredentialJson {
+	return {
+		id,
+		name,
+		type: CREDENTIAL_TYPE,
+		data: { ...data, requestsPerMinute: data.requestsPerMinute ?? 0 },
+	};
+}
+
+export function credentialRef(credential: Pick<CredentialJson, 'id' | 'name'>) {
+	return { [CREDENTIAL_TYPE]: { id: credential.id, name: credential.name } };
+}
+
+export type Source = 'items' | 'manual' | 'webhook';
+
+export interface NodeWorkflowOptions {
+	parameters: Record<string, unknown>;
+	credential: Pick<CredentialJson, 'id' | 'name'>;
+	source?: Source;
+	/** Input items, for the `items` source (the others take them from the run's body). */
+	items?: Array<Record<string, unknown>>;
+	/** n8n's "On Error" setting; default: stop the workflow. */
+	onError?: 'continueErrorOutput' | 'continueRegularOutput';
+	/** A node fed by the error output (needs onError 'continueErrorOutput'). */
+	onErrorOutput?: WorkflowNode;
+	nodeName?: string;
+	typeVersion?: number;
+	settings?: Record<string, unknown>;
+}
+
+/** A Webhook that runs the workflow on a POST and answers with the last node's first item. */
+export function webhookTrigger(): WorkflowNode {
+	const hookPath = randomUUID();
+	return {
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: hookPath,
+		parameters: {
+			httpMethod: 'POST',
+			path: hookPath,
+			responseMode: 'lastNode',
+			responseData: 'firstEntryJson',
+			options: {},
+		},
+	};
+}
+
+/** Split Out: one item per entry of the trigger's `body.items`. */
+export function splitOutItems(): WorkflowNode {
+	return {
+		name: 'Items',
+		type: 'n8n-nodes-base.splitOut',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: { fieldToSplitOut: 'body.items', include: 'noOtherFields', options: {} },
+	};
+}
+
+function sourceNodes(source: Source, items: Array<Record<string, unknown>> = [{}]): WorkflowNode[] {
+	switch (source) {
+		case 'items':
+			return [
+				{
+					name: 'Items',
+					type: TEST_ITEMS_TYPE,
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: { items: JSON.stringify(items) },
+				},
+			];
+		case 'manual':
+			return [
+				{
+					name: 'Start',
+					type: 'n8n-nodes-base.manualTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: {},
+				},
+				splitOutItems(),
+			];
+		case 'webhook':
+			return [webhookTrigger(), splitOutItems()];
+	}
+}
+
+/** Nodes in a chain, each feeding the next on its first output. */
+export function chainWorkflow(
+	name: string,
+	nodes: WorkflowNode[],
+	settings: Record<string, unknown> = {},
+): WorkflowJson {
+	const connections: Record<string, unknown> = {};
+	for (let index = 0; index < nodes.length - 1; index++) {
+		connections[nodes[index].name] = {
+			main: [[{ node: nodes[index + 1].name, type: 'main', index: 0 }]],
+		};
+	}
+	return {
+		name,
+		nodes: nodes.map((node, index) => ({
+			...node,
+			id: node.id ?? String(index + 1),
+			position: [index * 220, 0] as [number, number],
+		})),
+		connections,
+		settings,
+	};
+}
+
+/** Source → our node (→ the error-output node). */
+export function nodeWorkflow(options: NodeWorkflowOptions): WorkflowJson {
+	const nodeName = options.nodeName ?? NODE_NAME;
+	const node: WorkflowNode = {
+		name: nodeName,
+		type: NODE_TYPE,
+		typeVersion: options.typeVersion ?? 1,
+		position: [0, 0],
+		parameters: options.parameters,
+		credentials: credentialRef(options.credential),
+		...(options.onError ? { onError: options.onError } : {}),
+	};
+	const workflow = chainWorkflow(
+		`${String(options.parameters.resource)}: ${String(options.parameters.operation)}`,
+		[...sourceNodes(options.source ?? 'manual', options.items), node],
+		options.settings,
+	);
+	if (options.onErrorOutput) {
+		workflow.nodes.push({ ...options.onErrorOutput, position: [660, 220] });
+		workflow.connections[nodeName] = {
+			main: [[], [{ node: options.onErrorOutput.name, type: 'main', index: 0 }]],
+		};
+	}
+	return workflow;
+}
+
+/** The webhook path of a workflow built with the `webhook` source. */
+export function webhookPath(workflow: WorkflowJson): string {
+	const webhook = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.webhook');
+	if (webhook?.webhookId === undefined) throw new Error(`${workflow.name} has no webhook`);
+	return webhook.webhookId;
+}
+
+/** The run's input for the `manual` and `webhook` sources: the node's input items. */
+export const withItems = (items: Array<Record<string, unknown>>) => ({ items });
+
+/** An Edit Fields node that reads an upstream node through n8n's paired-item lookup. */
+export function pairedLookupNode(name: string, fields: Record<string, string>): WorkflowNode {
+	return {
+		name,
+		type: 'n8n-nodes-base.set',
+		typeVersion: 3.4,
+		position: [0, 0],
+		parameters: {
+			mode: 'manual',
+			assignments: {
+				assignments: Object.entries(fields).map(([field, value], index) => ({
+					id: `field-${index}`,
+					name: field,
+					value,
+					type: 'string',
+				})),
+			},
+			includeOtherFields: false,
+			options: {},
+		},
+	};
+}
+
+/** Parameters of each operation as a user sets them up, mapping the incoming item's fields. */
+export const parameters = {
+	importLead: (options: Record<string, unknown> = {}) => ({
+		resource: 'lead',
+		operation: 'import',
+		phoneE164: '={{ $json.phone }}',
+		additionalFields: { name: '={{ $json.name }}' },
+		options,
+	}),
+	listCalls: (returnAll = false, limit = 50) => ({
+		resource: 'call',
+		operation: 'getAll',
+		returnAll,
+		limit,
+		options: {},
+	}),
+	getRecording: (callId = '={{ $json.id }}', download = false) => ({
+		resource: 'recording',
+		operation: 'get',
+		callId,
+		download,
+		binaryPropertyName: 'data',
+		options: {},
+	}),
+};
+
+/** A lead as an upstream node emits it (a type alias, so it is assignable to n8n's IDataObject). */
+export type Lead = { phone: string; name: string };
+
+/** `count` distinct E.164 numbers as a form or CRM would send them; `start` keeps runs apart. */
+export function leads(count: number, start = 0): Lead[] {
+	return Array.from({ length: count }, (_, index) => ({
+		phone: `+1415${String(5_550_000 + start + index).padStart(7, '0')}`,
+		name: `Lead ${start + index}`,
+	}));
+}

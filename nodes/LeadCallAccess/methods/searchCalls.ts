@@ -1,0 +1,73 @@
+import type {
+	IDataObject,
+	ILoadOptionsFunctions,
+	INodeListSearchItems,
+	INodeListSearchResult,
+} from 'n8n-workflow';
+
+import { idOf } from '../../shared/calls/callPages';
+import type { NextPage } from '../../shared/calls/pagination';
+import { readPage } from '../../shared/calls/pagination';
+import type { ApiContext, RequestPolicy } from '../../shared/transport';
+import { apiRequest } from '../../shared/transport';
+
+const PAGE_SIZE = 50;
+/** A search reads at most this many pages per scroll step, so a rare match cannot hang the editor. */
+const MAX_PAGES_PER_STEP = 5;
+/** The editor waits on this list: fail fast instead of waiting minutes on a busy API. */
+const EDITOR_POLICY: RequestPolicy = {
+	timeoutMs: 20_000,
+	maxRetries: 1,
+	maxRateLimitWaitMs: 10_000,
+};
+
+/** The spec shows no call fields: show the ID and whatever common fields the call has. */
+function label(call: IDataObject, id: string): string {
+	const when = call.created_at ?? call.started_at ?? call.createdAt;
+	const who = call.phone_e164 ?? call.from ?? call.to;
+	return [id, when, who].filter((part) => typeof part === 'string' && part !== '').join(' · ');
+}
+
+/**
+ * "From List" of the Call field: the calls of `GET /v1/calls`, one API page per scroll step
+ * (the next page's address travels as the pagination token). The API has no documented search,
+ * so the search box filters the listed calls by ID, time and phone number.
+ */
+export async function searchCalls(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	// The transport only uses what every n8n context has (node, credentials, HTTP helpers).
+	const context = this as unknown as ApiContext;
+	const needle = (filter ?? '').trim().toLowerCase();
+	let next = paginationToken ? (JSON.parse(paginationToken) as NextPage) : undefined;
+	const results: INodeListSearchItems[] = [];
+
+	for (let pages = 0; pages < MAX_PAGES_PER_STEP; pages++) {
+		const response = await apiRequest.call(
+			context,
+			next && 'url' in next
+				? { operation: 'listCalls', method: 'GET', url: next.url }
+				: {
+						operation: 'listCalls',
+						method: 'GET',
+						path: '/v1/calls',
+						qs: { limit: PAGE_SIZE, ...next?.query },
+					},
+			EDITOR_POLICY,
+		);
+		const page = readPage(response.body, response.headers.link);
+		for (const call of page.records) {
+			const id = idOf(call);
+			if (id === undefined) continue;
+			const name = label(call, id);
+			if (needle === '' || name.toLowerCase().includes(needle)) results.push({ name, value: id });
+		}
+		// An API that answers with the same next page again would loop: treat it as the end.
+		const repeated = page.next !== undefined && JSON.stringify(page.next) === JSON.stringify(next);
+		next = repeated ? undefined : page.next;
+		if (next === undefined || results.length > 0) break;
+	}
+	return { results, paginationToken: next === undefined ? undefined : JSON.stringify(next) };
+}

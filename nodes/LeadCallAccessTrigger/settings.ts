@@ -1,0 +1,60 @@
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { readQueryParameters } from '../shared/options/queryParameters';
+import { readRequestPolicy } from '../shared/options/requestOptions';
+import type { RequestPolicy } from '../shared/transport';
+import type { ListOrder } from './calls';
+import { parseSince } from './time';
+
+export const DEFAULT_MAX_CALLS_PER_POLL = 100;
+
+export interface TriggerSettings {
+	query: IDataObject;
+	queryKey: string;
+	policy: RequestPolicy;
+	/** "Calls Since" (ms), used only when the trigger starts. */
+	since?: number;
+	/** The binary field to put each recording in; undefined when not downloading. */
+	binaryPropertyName?: string;
+	maxCalls: number;
+	/** "List Order"; undefined for Detect. */
+	order?: ListOrder;
+}
+
+export function readSettings(this: IPollFunctions): TriggerSettings {
+	const options = this.getNodeParameter('options', {}) as {
+		callsSince?: unknown;
+		maxCallsPerPoll?: number;
+		listOrder?: string;
+	};
+	const query = readQueryParameters.call(this);
+	const rawSince = options.callsSince;
+	let since: number | undefined;
+	if (rawSince !== undefined && rawSince !== null && rawSince !== '') {
+		since = parseSince(rawSince, this.getTimezone());
+		if (since === undefined) {
+			throw new NodeOperationError(
+				this.getNode(),
+				`Calls Since is not a date and time: "${String(rawSince)}"`,
+			);
+		}
+	}
+	const download = this.getNodeParameter('downloadRecording', false) as boolean;
+	const maxCalls = Number(options.maxCallsPerPoll ?? DEFAULT_MAX_CALLS_PER_POLL);
+	const order = options.listOrder;
+	return {
+		query,
+		queryKey: JSON.stringify(Object.entries(query).sort(([a], [b]) => a.localeCompare(b))),
+		policy: readRequestPolicy.call(this),
+		since,
+		binaryPropertyName: download
+			? String(this.getNodeParameter('binaryPropertyName', 'data') || 'data')
+			: undefined,
+		maxCalls:
+			Number.isFinite(maxCalls) && maxCalls >= 1
+				? Math.floor(maxCalls)
+				: DEFAULT_MAX_CALLS_PER_POLL,
+		order: order === 'newest' || order === 'oldest' ? order : undefined,
+	};
+}
