@@ -92,12 +92,14 @@ async function measureRow(
 	});
 	try {
 		const id = `queue-${++rowCounter}`;
-		const perMinute = ourCredential(id, bench.emulator.baseUrl, bench.apiKey, ALLOWED_RPM);
 		// The hidden Rate Window Seconds shortens the credential's minute like the server's.
-		const credential = {
-			...perMinute,
-			data: { ...perMinute.data, rateWindowSeconds: LIMIT.windowMs / 1000 },
-		};
+		const credential = ourCredential(
+			id,
+			bench.emulator.baseUrl,
+			bench.apiKey,
+			ALLOWED_RPM,
+			LIMIT.windowMs / 1000,
+		);
 		const built = chain(id, [ourImportNode(credential)], { splitLeads: true });
 		const deployed = await deploy(server, built.workflow, built.hookPath, [credential]);
 		const before = new Set(queue.workers.flatMap((worker) => worker.executionIds()));
