@@ -95,8 +95,9 @@ test('two executions at once on two workers: every lead imported exactly once, 4
 		`queue mode: ${statuses.length} requests, ${rateLimited} × 429 for ${all.length} leads`,
 	);
 	expect(statuses.every((status) => status === 201 || status === 429)).toBe(true);
-	// Two budgets of 240/min against a server allowing 240/min: at most one 429 per lead.
-	expect(rateLimited).toBeLessThanOrEqual(all.length);
+	// Two budgets for one key against a server allowing one: each worker learns from its 429s.
+	// Measured: 4 with the adaptive budget, 11-18 with even spacing per process.
+	expect(rateLimited).toBeLessThanOrEqual(all.length / 2);
 
 	// n8n's view: both executions succeeded, each on its own worker.
 	const executions = await n8n.executions(workflowId);
