@@ -6,7 +6,8 @@
  * all the leads). Prints a Markdown table and rewrites the "Queue mode" section of BENCHMARKS.md.
  * About 10 minutes on 2 CPUs.
  *
- *   BENCH_QUEUE_LEADS=<n>   leads per row (default 60; must split evenly between 2 and 3)
+ *   BENCH_QUEUE_LEADS=<n>   leads per row (default 60; must split evenly between the worker counts)
+ *   BENCH_QUEUE_WORKERS=2   worker counts to measure (default 2,3)
  *   BENCH_PACKAGE_DIR=<dir> install another build of the package (before/after comparisons)
  */
 import * as fs from 'fs';
@@ -32,7 +33,7 @@ import { maxInAnyWindow } from './rateMetrics';
 import { ALLOWED_RPM, LIMIT } from './rateScenarios';
 
 const LEADS = Number(process.env.BENCH_QUEUE_LEADS ?? 60);
-const WORKER_COUNTS = [2, 3];
+const WORKER_COUNTS = (process.env.BENCH_QUEUE_WORKERS ?? '2,3').split(',').map(Number);
 /** Targets: time ÷ fastest ≥ 0.9 (as fastest ÷ time), 429s ≤ 5% of requests, 0 lost. */
 const MIN_RATIO = 0.9;
 const MAX_429_SHARE = 0.05;
@@ -91,12 +92,14 @@ async function measureRow(
 	});
 	try {
 		const id = `queue-${++rowCounter}`;
-		const perMinute = ourCredential(id, bench.emulator.baseUrl, bench.apiKey, ALLOWED_RPM);
 		// The hidden Rate Window Seconds shortens the credential's minute like the server's.
-		const credential = {
-			...perMinute,
-			data: { ...perMinute.data, rateWindowSeconds: LIMIT.windowMs / 1000 },
-		};
+		const credential = ourCredential(
+			id,
+			bench.emulator.baseUrl,
+			bench.apiKey,
+			ALLOWED_RPM,
+			LIMIT.windowMs / 1000,
+		);
 		const built = chain(id, [ourImportNode(credential)], { splitLeads: true });
 		const deployed = await deploy(server, built.workflow, built.hookPath, [credential]);
 		const before = new Set(queue.workers.flatMap((worker) => worker.executionIds()));
@@ -110,6 +113,11 @@ async function measureRow(
 			),
 		);
 		const wallMs = performance.now() - started;
+		const failed = results.find((result) => result.status !== 200);
+		if (failed) {
+			const error = await queue.lastError(deployed.workflowId);
+			log(`  an execution failed (HTTP ${failed.status}): ${error ?? 'no stored error'}`);
+		}
 
 		const requests = bench.emulator.requests.filter((request) => request.path === '/v1/leads');
 		const limitedAt = requests.filter((r) => r.status === 429).map((r) => r.at);
@@ -135,7 +143,9 @@ async function measureRow(
 	}
 }
 
+/** NaN when the row lost leads: a fast failure is not a fast import. */
 export function ratio(row: QueueRow): number {
+	if (row.lost > 0 || row.executionsFailed > 0) return Number.NaN;
 	return row.fastestMs / row.wallMs;
 }
 

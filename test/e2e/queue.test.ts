@@ -77,8 +77,10 @@ test('two executions at once on two workers: every lead imported exactly once, 4
 	);
 
 	// Each webhook answers with the node's success output: one imported lead per input item.
+	if (answers.some((answer) => answer.status !== 200)) {
+		throw new Error(`an execution failed: ${await n8n.lastError(workflowId)}`);
+	}
 	for (const [index, answer] of answers.entries()) {
-		expect(answer.status).toBe(200);
 		const phones = (answer.body as Array<{ phone_e164: string }>).map((lead) => lead.phone_e164);
 		expect(phones).toEqual(batches[index].map((lead) => lead.phone));
 	}
@@ -93,8 +95,9 @@ test('two executions at once on two workers: every lead imported exactly once, 4
 		`queue mode: ${statuses.length} requests, ${rateLimited} × 429 for ${all.length} leads`,
 	);
 	expect(statuses.every((status) => status === 201 || status === 429)).toBe(true);
-	// Two budgets of 240/min against a server allowing 240/min: at most one 429 per lead.
-	expect(rateLimited).toBeLessThanOrEqual(all.length);
+	// Two budgets for one key against a server allowing one: each worker learns from its 429s.
+	// Measured: 4 with the adaptive budget, 11-18 with even spacing per process.
+	expect(rateLimited).toBeLessThanOrEqual(all.length / 2);
 
 	// n8n's view: both executions succeeded, each on its own worker.
 	const executions = await n8n.executions(workflowId);

@@ -6,6 +6,7 @@
  */
 import * as path from 'path';
 
+import { n8nModulesDir } from '../n8n-install';
 import { freePort } from '../process';
 import type { N8nSandbox } from '../sandbox';
 import { N8nServer } from '../server';
@@ -46,6 +47,8 @@ export interface N8nQueue {
 	redis: Redis;
 	/** Executions of a workflow as n8n stored them in Postgres (REST API, newest first). */
 	executions(workflowId: string): Promise<QueueExecution[]>;
+	/** The error message of the workflow's latest failed execution, if any. */
+	lastError(workflowId: string): Promise<string | undefined>;
 	/** Name of the worker that ran an execution. */
 	workerOf(executionId: string): string | undefined;
 	/** Stops workers, main, Redis and Postgres; safe to call twice. Leaves the sandbox folder. */
@@ -110,6 +113,33 @@ async function startWorker(
 	};
 }
 
+async function listExecutions(main: N8nServer, workflowId: string): Promise<QueueExecution[]> {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+	const page = await main.rest<{ results: QueueExecution[] }>(
+		'GET',
+		`/executions?filter=${filter}`,
+	);
+	return page.results;
+}
+
+type Stoppable = { stop(): Promise<void> } | { service: ChildService };
+
+/**
+ * Waits for processes started together and records every one that started, as one layer of
+ * `started`, before throwing the first failure: a failed start never leaves its siblings running.
+ */
+async function startLayer<T extends Stoppable[]>(
+	started: Array<Array<{ stop(): Promise<void> }>>,
+	starting: { [K in keyof T]: Promise<T[K]> },
+): Promise<T> {
+	const settled = await Promise.allSettled(starting);
+	const parts = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+	started.push(parts.map((part) => ('stop' in part ? part : part.service)));
+	const failed = settled.find((result) => result.status === 'rejected');
+	if (failed) throw (failed as PromiseRejectedResult).reason;
+	return parts as T;
+}
+
 /**
  * Starts the whole queue on a sandbox whose user folder already has the package installed.
  * On any failure, what was started is stopped again before the error is thrown.
@@ -120,49 +150,53 @@ export async function startN8nQueue(
 ): Promise<N8nQueue> {
 	const timeoutMs = options.timeoutMs ?? 180_000;
 	const logDir = baseSandbox.userFolder;
-	const started: Array<{ stop(): Promise<void> }> = [];
+	// Layers, stopped newest first (workers, then main, then the services they use); the
+	// processes of one layer stop at the same time.
+	const started: Array<Array<{ stop(): Promise<void> }>> = [];
 	const stopAll = async () => {
-		// Newest first: workers and main before the services they use.
-		while (started.length > 0) await started.pop()?.stop();
+		for (let layer = started.pop(); layer; layer = started.pop()) {
+			await Promise.all(layer.map((part) => part.stop()));
+		}
 	};
 	try {
-		const [postgres, redis] = await Promise.all([startPostgres(logDir), startRedis(logDir)]);
-		started.push(postgres, redis);
+		const [postgres, redis] = await startLayer(started, [
+			startPostgres(logDir),
+			startRedis(logDir),
+		]);
 		const sandbox: N8nSandbox = {
 			...baseSandbox,
 			env: { ...baseSandbox.env, ...queueEnv(postgres, redis) },
 		};
 		// Main first: it creates the schema the workers expect.
 		const main = await N8nServer.start(sandbox, timeoutMs);
-		started.push(main);
-		// allSettled: a worker that failed must not leave the others running unstopped.
-		const settled = await Promise.allSettled(
+		started.push([main]);
+		const workers = await startLayer(
+			started,
 			Array.from({ length: options.workers }, (_, index) =>
 				startWorker(sandbox, `worker-${index + 1}`, options.concurrency ?? 10, timeoutMs),
 			),
 		);
-		const workers: N8nWorker[] = [];
-		for (const result of settled) {
-			if (result.status === 'fulfilled') {
-				workers.push(result.value);
-				started.push(result.value.service);
-			}
-		}
-		const failed = settled.find((result) => result.status === 'rejected');
-		if (failed) throw (failed as PromiseRejectedResult).reason;
 		return {
 			sandbox,
 			main,
 			workers,
 			postgres,
 			redis,
-			executions: async (workflowId) => {
-				const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-				const page = await main.rest<{ results: QueueExecution[] }>(
-					'GET',
-					`/executions?filter=${filter}`,
-				);
-				return page.results;
+			executions: (workflowId) => listExecutions(main, workflowId),
+			lastError: async (workflowId) => {
+				const executions = await listExecutions(main, workflowId);
+				const failed = executions.find((execution) => execution.status !== 'success');
+				if (!failed) return undefined;
+				const stored = await main.rest<{ data?: string }>('GET', `/executions/${failed.id}`);
+				// Stored as flatted text; the flatted package comes with n8n.
+				// eslint-disable-next-line @typescript-eslint/no-require-imports
+				const flatted = require(path.join(n8nModulesDir(sandbox.install), 'flatted')) as {
+					parse(text: string): {
+						resultData?: { error?: { message?: string; description?: string } };
+					};
+				};
+				const error = stored.data ? flatted.parse(stored.data).resultData?.error : undefined;
+				return error && [error.message, error.description].filter(Boolean).join(': ');
 			},
 			workerOf: (executionId) =>
 				workers.find((worker) => worker.executionIds().includes(String(executionId)))?.name,

@@ -50,15 +50,20 @@ export class ChildService {
 		return fs.existsSync(this.logFile) ? fs.readFileSync(this.logFile, 'utf8') : '';
 	}
 
+	logTail(lines = 30): string {
+		return this.log().trimEnd().split('\n').slice(-lines).join('\n');
+	}
+
 	/** Polls `ready` until it is true; fails early if the process exits. */
 	async waitUntil(ready: () => Promise<boolean>, timeoutMs: number): Promise<void> {
 		const deadline = Date.now() + timeoutMs;
 		while (Date.now() < deadline) {
-			if (this.exited) throw new Error(`${this.name} exited; see ${this.logFile}`);
+			// The log's end goes into the error: the folder holding it is usually removed on failure.
+			if (this.exited) throw new Error(`${this.name} exited:\n${this.logTail()}`);
 			if (await ready().catch(() => false)) return;
 			await new Promise((resolve) => setTimeout(resolve, 250));
 		}
-		throw new Error(`${this.name} not ready within ${timeoutMs} ms; see ${this.logFile}`);
+		throw new Error(`${this.name} not ready within ${timeoutMs} ms:\n${this.logTail()}`);
 	}
 
 	/** `signal`, then SIGKILL if the process has not exited after `graceMs`. */
