@@ -5,6 +5,7 @@ import type { ApiContext, RequestPolicy } from './transport';
 import { apiRequest, getConnectionSettings } from './transport';
 import type { SignedDownload } from './transport/download';
 import { downloadSignedFile } from './transport/download';
+import { isJsonObject } from './json';
 
 /** Field names under which APIs of this kind return a signed download URL (the spec does not show it). */
 const URL_KEYS = [
@@ -138,10 +139,7 @@ export async function fetchRecordingInfo(
 		const url = new URL(location, `${apiBase}${path}`).toString();
 		return { json: { callId, url }, url };
 	}
-	const body =
-		typeof response.body === 'object' && response.body !== null && !Array.isArray(response.body)
-			? (response.body as IDataObject)
-			: {};
+	const body = isJsonObject(response.body) ? response.body : {};
 	return { json: { ...body, callId }, url: signedUrlOf(body) };
 }
 

@@ -1,4 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
+import { isJsonObject } from '../json';
 
 /**
  * Reading one page of `GET /v1/calls`. The spec does not show the response, so the shapes
@@ -30,10 +31,6 @@ export interface Page {
 }
 
 export class UnexpectedPageError extends Error {}
-
-function isObject(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function nextFromValue(value: unknown): NextPage {
 	if (typeof value === 'number') return { query: { cursor: String(value) } };
@@ -78,7 +75,9 @@ function nextFromObject(
 		if (key in source) {
 			found = true;
 			const value = source[key];
-			const next = isObject(value) ? nextFromValue(value.href ?? value.url) : nextFromValue(value);
+			const next = isJsonObject(value)
+				? nextFromValue(value.href ?? value.url)
+				: nextFromValue(value);
 			if (next) return { found, next };
 		}
 	}
@@ -99,7 +98,7 @@ export function nextFromLinkHeader(header: string | string[] | undefined): strin
 
 /** The calls of a page; anything else in the list (ids, nulls) is reported, never dropped silently. */
 function callObjects(list: unknown[]): IDataObject[] {
-	const others = list.filter((entry) => !isObject(entry));
+	const others = list.filter((entry) => !isJsonObject(entry));
 	if (others.length > 0) {
 		const first = String(JSON.stringify(others[0])).slice(0, 40);
 		throw new UnexpectedPageError(
@@ -116,7 +115,7 @@ export function readPage(body: unknown, linkHeader?: string | string[]): Page {
 	if (Array.isArray(body)) {
 		return { records: callObjects(body), next: fromLink, unpaginated: fromLink === undefined };
 	}
-	if (!isObject(body)) {
+	if (!isJsonObject(body)) {
 		throw new UnexpectedPageError(
 			body === undefined
 				? 'The calls list answer was empty or not JSON'
@@ -133,7 +132,7 @@ export function readPage(body: unknown, linkHeader?: string | string[]): Page {
 
 	let hint = nextFromObject(body, records.length);
 	for (const key of CONTAINER_KEYS) {
-		if (hint.next || !isObject(body[key])) continue;
+		if (hint.next || !isJsonObject(body[key])) continue;
 		const nested = nextFromObject(body[key] as IDataObject, records.length);
 		hint = { found: hint.found || nested.found, next: nested.next };
 	}

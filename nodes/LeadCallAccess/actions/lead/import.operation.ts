@@ -12,6 +12,7 @@ import { OPTIONAL_FIELDS, additionalFieldsProperty, clearFieldsProperty } from '
 import { apiRequest } from '../../../shared/transport';
 import { VALIDATION_DETAILS } from '../../../shared/transport/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
+import { isJsonObject } from '../../../shared/json';
 
 const properties: INodeProperties[] = [
 	{
@@ -150,9 +151,6 @@ export async function execute(
 		readRequestPolicy.call(this, itemIndex),
 	);
 	// The 201 body's shape is not specified; when it is not a JSON object, report what was imported.
-	const lead =
-		typeof response.body === 'object' && response.body !== null && !Array.isArray(response.body)
-			? (response.body as IDataObject)
-			: body;
+	const lead = isJsonObject(response.body) ? response.body : body;
 	return [{ json: lead, pairedItem: { item: itemIndex } }];
 }
