@@ -45,7 +45,7 @@ export class CallListError extends Error {
 	}
 }
 
-export function callTime(call: IDataObject): number | undefined {
+function callTime(call: IDataObject): number | undefined {
 	const others = Object.keys(call).filter((key) => OTHER_TIME_KEY.test(key));
 	const keys = [
 		...TIME_KEYS,

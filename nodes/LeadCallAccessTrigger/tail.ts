@@ -16,7 +16,7 @@ import { assertTimed, trackPage } from './walk';
  */
 
 /** The longest walk from the start of the list: 200 pages of 100 calls. */
-export const MAX_WALK_PAGES = 200;
+const MAX_WALK_PAGES = 200;
 
 export type PagesFrom = (from: NextPage) => AsyncIterable<CallPage>;
 

@@ -23,7 +23,7 @@ function isHttpUrl(value: unknown): value is string {
 	return typeof value === 'string' && /^https?:\/\//i.test(value.trim());
 }
 
-export function signedUrlOf(body: IDataObject): string | undefined {
+function signedUrlOf(body: IDataObject): string | undefined {
 	for (const source of [body, body.data, body.recording]) {
 		if (typeof source !== 'object' || source === null || Array.isArray(source)) continue;
 		for (const key of URL_KEYS) {
@@ -75,7 +75,7 @@ function safeFileName(name: string): string {
 }
 
 /** The server's file name when it gives one, else the URL's, else `<callId>.<extension>`. */
-export function recordingFileName(
+function recordingFileName(
 	callId: string,
 	url: string,
 	contentType: string | undefined,

@@ -30,7 +30,7 @@ export interface Page {
 	unpaginated: boolean;
 }
 
-export class UnexpectedPageError extends Error {}
+class UnexpectedPageError extends Error {}
 
 function nextFromValue(value: unknown): NextPage {
 	if (typeof value === 'number') return { query: { cursor: String(value) } };

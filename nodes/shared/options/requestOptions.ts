@@ -8,7 +8,7 @@ import { nodeParameter } from './nodeParameter';
  * Options every operation offers, added to each operation's "Options" collection.
  * The defaults repeat DEFAULT_REQUEST_POLICY as literals: n8n reads them statically.
  */
-export const requestOptionFields: INodeProperties[] = [
+const requestOptionFields: INodeProperties[] = [
 	{
 		displayName: 'Max Rate-Limit Wait (Seconds)',
 		name: 'maxRateLimitWait',

@@ -57,7 +57,7 @@ export function parseBaseUrl(raw: unknown): { apiBase: string; origin: string } 
 	return { apiBase: `${url.origin}${path}`, origin: url.origin };
 }
 
-export function normalizeApiKey(raw: unknown): string {
+function normalizeApiKey(raw: unknown): string {
 	// Pasted keys often carry a stray space or line break; anything else is a real format error.
 	const key = typeof raw === 'string' ? raw.trim() : '';
 	if (!API_KEY_PATTERN.test(key)) {
@@ -74,7 +74,7 @@ export function normalizeApiKey(raw: unknown): string {
 	return key;
 }
 
-export function parseRequestsPerMinute(raw: unknown): number {
+function parseRequestsPerMinute(raw: unknown): number {
 	const value = raw === undefined || raw === null || raw === '' ? 60 : Number(raw);
 	if (!Number.isFinite(value) || value < 0) {
 		throw new ConnectionSettingsError(
@@ -85,7 +85,7 @@ export function parseRequestsPerMinute(raw: unknown): number {
 }
 
 /** The credential's hidden `rateWindowSeconds`; anything unreadable means the usual minute. */
-export function parseWindowMs(raw: unknown): number {
+function parseWindowMs(raw: unknown): number {
 	const seconds = Number(raw);
 	return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 60_000;
 }

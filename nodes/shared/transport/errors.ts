@@ -5,7 +5,7 @@ import type { ApiResponse } from './response';
 
 export type ApiOperation = 'importLead' | 'listCalls' | 'getRecording';
 
-export const OPERATION_SCOPES: Record<ApiOperation, { scope: string; action: string }> = {
+const OPERATION_SCOPES: Record<ApiOperation, { scope: string; action: string }> = {
 	importLead: { scope: 'leads:write', action: 'import leads' },
 	listCalls: { scope: 'calls:read', action: 'list calls' },
 	getRecording: { scope: 'recordings:read', action: 'fetch call recordings' },
@@ -32,7 +32,7 @@ function isValidationIssue(value: unknown): value is ValidationIssue {
 }
 
 /** `["body", "phone_e164"]` -> `phone_e164`; the request part prefix says nothing to a user. */
-export function fieldOf(loc: Array<string | number>): string {
+function fieldOf(loc: Array<string | number>): string {
 	const parts = ['body', 'query', 'path', 'header'].includes(String(loc[0])) ? loc.slice(1) : loc;
 	return parts.length === 0 ? String(loc[0] ?? 'request') : parts.join('.');
 }

@@ -17,7 +17,7 @@ import { createHash } from 'crypto';
  * (queue mode) settle on shares of it by themselves, and a lone busy one regains the whole
  * budget within a few windows.
  */
-export const BUDGET = {
+const BUDGET = {
 	defaultWindowMs: 60_000,
 	/** Added to the window, and to the spacing of a bucket: clock and scheduling jitter. */
 	margin: 0.02,

@@ -88,7 +88,7 @@ function asText(value: unknown): { text?: string; problem?: string } {
 	return { problem: `must be text, but got ${Array.isArray(value) ? 'a list' : typeof value}` };
 }
 
-export function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDataObject {
+function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDataObject {
 	const options = this.getNodeParameter('options', itemIndex, {}) as {
 		defaultCountryCode?: string;
 		validatePhone?: boolean;
