@@ -28,7 +28,7 @@ import { deploy, trigger, type BenchServer } from './lib/n8n';
 import { findN8nPid } from './lib/proc';
 import { renderSection, type Section } from './lib/report';
 import { fixed } from './lib/stats';
-import { chain, makeLeads, ourCredential, ourImportNode } from './lib/workflows';
+import { makeLeads, ourImportChain } from './lib/workflows';
 import { maxInAnyWindow } from './rateMetrics';
 import { ALLOWED_RPM, LIMIT } from './rateScenarios';
 
@@ -93,15 +93,13 @@ async function measureRow(
 	try {
 		const id = `queue-${++rowCounter}`;
 		// The hidden Rate Window Seconds shortens the credential's minute like the server's.
-		const credential = ourCredential(
-			id,
-			bench.emulator.baseUrl,
-			bench.apiKey,
-			ALLOWED_RPM,
-			LIMIT.windowMs / 1000,
-		);
-		const built = chain(id, [ourImportNode(credential)], { splitLeads: true });
-		const deployed = await deploy(server, built.workflow, built.hookPath, [credential]);
+		const built = ourImportChain(id, {
+			baseUrl: bench.emulator.baseUrl,
+			apiKey: bench.apiKey,
+			requestsPerMinute: ALLOWED_RPM,
+			windowSeconds: LIMIT.windowMs / 1000,
+		});
+		const deployed = await deploy(server, built.workflow, built.hookPath, [built.credential]);
 		const before = new Set(queue.workers.flatMap((worker) => worker.executionIds()));
 		bench.emulator.reset();
 

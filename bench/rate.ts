@@ -6,7 +6,7 @@
 import { startBenchEmulator, type BenchEmulator } from './lib/emulator';
 import { deploy, trigger, type BenchServer, type Deployed } from './lib/n8n';
 import { sleep } from './lib/stats';
-import { chain, httpImportNode, makeLeads, ourCredential, ourImportNode } from './lib/workflows';
+import { chain, httpImportNode, makeLeads, ourImportChain } from './lib/workflows';
 import { rateOutcome, type RateOutcome } from './rateMetrics';
 import {
 	ALLOWED_RPM,
@@ -62,15 +62,17 @@ async function deployClient(
 	id: string,
 ): Promise<Deployed> {
 	if (scenario.client === 'ours') {
-		const credential = ourCredential(
+		const built = ourImportChain(
 			id,
-			bench.emulator.baseUrl,
-			bench.apiKey,
-			ALLOWED_RPM,
-			LIMIT.windowMs / 1000,
+			{
+				baseUrl: bench.emulator.baseUrl,
+				apiKey: bench.apiKey,
+				requestsPerMinute: ALLOWED_RPM,
+				windowSeconds: LIMIT.windowMs / 1000,
+			},
+			{ saveSuccess: false },
 		);
-		const built = chain(id, [ourImportNode(credential)], { splitLeads: true, saveSuccess: false });
-		return await deploy(server, built.workflow, built.hookPath, [credential]);
+		return await deploy(server, built.workflow, built.hookPath, [built.credential]);
 	}
 	const node = httpImportNode(bench.emulator.baseUrl, bench.apiKey, scenario.client, {
 		...LIMIT,

@@ -152,3 +152,22 @@ export function chain(
 	);
 	return { workflow, hookPath: webhookPath(workflow) };
 }
+
+/** Webhook -> Split Out -> our Import Lead, with a credential for the key at a scaled budget. */
+export function ourImportChain(
+	id: string,
+	target: { baseUrl: string; apiKey: string; requestsPerMinute: number; windowSeconds: number },
+	options: { saveSuccess?: boolean } = {},
+): BuiltWorkflow & { credential: CredentialJson } {
+	const credential = ourCredential(
+		id,
+		target.baseUrl,
+		target.apiKey,
+		target.requestsPerMinute,
+		target.windowSeconds,
+	);
+	return {
+		credential,
+		...chain(id, [ourImportNode(credential)], { splitLeads: true, ...options }),
+	};
+}

@@ -8,6 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { packAndInstall, REPO_DIR, type InstalledPackage } from '../n8n';
+import { withFolderLock } from '../n8n/n8n-install';
 import { runProcess } from '../n8n/process';
 
 const STATE_DIR = path.join(REPO_DIR, 'node_modules', '.cache', 'n8n-nodes-lead-call-access');
@@ -48,36 +49,6 @@ function distComplete(): boolean {
 	);
 }
 
-function lockHolderAlive(): boolean {
-	try {
-		process.kill(Number(fs.readFileSync(path.join(LOCK, 'pid'), 'utf8')), 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EPERM';
-	}
-}
-
-async function withBuildLock<T>(fn: () => Promise<T>): Promise<T> {
-	fs.mkdirSync(STATE_DIR, { recursive: true });
-	for (;;) {
-		try {
-			fs.mkdirSync(LOCK);
-			fs.writeFileSync(path.join(LOCK, 'pid'), String(process.pid));
-			break;
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-			// A crashed holder leaves its folder behind; its pid tells.
-			if (!lockHolderAlive()) fs.rmSync(LOCK, { recursive: true, force: true });
-			else await new Promise((resolve) => setTimeout(resolve, 250));
-		}
-	}
-	try {
-		return await fn();
-	} finally {
-		fs.rmSync(LOCK, { recursive: true, force: true });
-	}
-}
-
 async function buildIfChanged(log: (message: string) => void): Promise<boolean> {
 	const inputs = buildInputsHash();
 	const built = fs.existsSync(MARKER) ? fs.readFileSync(MARKER, 'utf8').trim() : '';
@@ -106,9 +77,13 @@ export async function buildAndInstall(
 	userFolder: string,
 	log: (message: string) => void = () => {},
 ): Promise<{ built: boolean; installed: InstalledPackage }> {
-	return await withBuildLock(async () => {
-		const built = await buildIfChanged(log);
-		const installed = await packAndInstall(REPO_DIR, userFolder);
-		return { built, installed };
-	});
+	return await withFolderLock(
+		LOCK,
+		async () => {
+			const built = await buildIfChanged(log);
+			const installed = await packAndInstall(REPO_DIR, userFolder);
+			return { built, installed };
+		},
+		{ pollMs: 250 },
+	);
 }

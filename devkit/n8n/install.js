@@ -185,9 +185,11 @@ async function buildNative(p, moduleDir, step) {
 	);
 }
 
-/** Cross-process lock so parallel test workers do not install into the same folder at once. */
-async function withLock(p, fn) {
-	const lock = `${p.cacheDir}.lock`;
+/**
+ * Cross-process lock: a folder only one process can create, holding its pid so a crashed
+ * holder's lock is taken over. Used for the n8n install and for the package build (devkit/demo).
+ */
+async function withFolderLock(lock, fn, { pollMs = 5000, onWait = () => {} } = {}) {
 	fs.mkdirSync(path.dirname(lock), { recursive: true });
 	for (;;) {
 		try {
@@ -200,8 +202,8 @@ async function withLock(p, fn) {
 				fs.rmSync(lock, { recursive: true, force: true });
 				continue;
 			}
-			say('another process is installing n8n; waiting...');
-			await new Promise((r) => setTimeout(r, 5000));
+			onWait();
+			await new Promise((r) => setTimeout(r, pollMs));
 		}
 	}
 	try {
@@ -233,37 +235,44 @@ async function ensureN8n() {
 			`n8n install recipe supports linux-x64 only (got ${process.platform}-${process.arch})`,
 		);
 	}
-	return withLock(p, async () => {
-		if (isComplete(p)) return result();
-		fs.mkdirSync(p.cacheDir, { recursive: true });
-		fs.rmSync(path.join(p.cacheDir, MARKER), { force: true });
-		say(`installing n8n ${N8N_VERSION} with Node ${NODE_VERSION} into ${p.cacheDir}`);
-		say(`full command output goes to ${p.logFile}`);
-		for (const [i, step] of STEPS.entries()) {
-			say(`step ${i + 1}/${STEPS.length}: ${step.name}`);
-			try {
-				await step.run(p);
-			} catch (err) {
-				throw new Error(
-					`n8n install failed at step ${i + 1}/${STEPS.length} (${step.name}): ${err.message}. ` +
-						`See ${p.logFile}; delete ${p.cacheDir} to start over.`,
-				);
+	// Parallel test workers must not install into the same folder at once.
+	const onWait = () => say('another process is installing n8n; waiting...');
+	return withFolderLock(
+		`${p.cacheDir}.lock`,
+		async () => {
+			if (isComplete(p)) return result();
+			fs.mkdirSync(p.cacheDir, { recursive: true });
+			fs.rmSync(path.join(p.cacheDir, MARKER), { force: true });
+			say(`installing n8n ${N8N_VERSION} with Node ${NODE_VERSION} into ${p.cacheDir}`);
+			say(`full command output goes to ${p.logFile}`);
+			for (const [i, step] of STEPS.entries()) {
+				say(`step ${i + 1}/${STEPS.length}: ${step.name}`);
+				try {
+					await step.run(p);
+				} catch (err) {
+					throw new Error(
+						`n8n install failed at step ${i + 1}/${STEPS.length} (${step.name}): ${err.message}. ` +
+							`See ${p.logFile}; delete ${p.cacheDir} to start over.`,
+					);
+				}
 			}
-		}
-		writeJson(path.join(p.cacheDir, MARKER), {
-			n8n: N8N_VERSION,
-			node: NODE_VERSION,
-			recipe: RECIPE,
-			finishedAt: new Date().toISOString(),
-			seconds: Math.round((Date.now() - started) / 1000),
-		});
-		say(`done in ${elapsed()}`);
-		return result();
-	});
+			writeJson(path.join(p.cacheDir, MARKER), {
+				n8n: N8N_VERSION,
+				node: NODE_VERSION,
+				recipe: RECIPE,
+				finishedAt: new Date().toISOString(),
+				seconds: Math.round((Date.now() - started) / 1000),
+			});
+			say(`done in ${elapsed()}`);
+			return result();
+		},
+		{ onWait },
+	);
 }
 
 module.exports = {
 	ensureN8n,
+	withFolderLock,
 	isComplete,
 	paths,
 	cacheDir,

@@ -9,6 +9,11 @@ export interface N8nInstall {
 
 interface InstallModule {
 	ensureN8n(): Promise<N8nInstall>;
+	withFolderLock<T>(
+		lock: string,
+		fn: () => Promise<T>,
+		options?: { pollMs?: number; onWait?: () => void },
+	): Promise<T>;
 	isComplete(): boolean;
 	N8N_VERSION: string;
 	NODE_VERSION: string;
@@ -38,3 +43,6 @@ export function ensureN8n(): Promise<N8nInstall> {
 export function n8nModulesDir(install: N8nInstall): string {
 	return path.join(install.cacheDir, 'n8n', 'node_modules');
 }
+
+/** A cross-process lock held while `fn` runs (a folder holding the holder's pid). */
+export const withFolderLock = installer.withFolderLock;

@@ -6,19 +6,17 @@
  */
 import { CredentialTestContext, LoadOptionsContext } from 'n8n-core';
 import type {
-	INode,
 	INodeListSearchResult,
 	INodePropertyOptions,
 	IWorkflowBase,
 } from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
 
 import { DEMO_KEYS, PAGINATION_STYLES } from '../../devkit/emulator';
 import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
 import { CREDENTIAL_TEST } from '../../nodes/shared/credentialTest';
 import { run, useEmulator, workflowFrom } from './fixtures';
 import type { TestCredentials } from './harness';
-import { NODE_TYPE, additionalDataFor, nodeTypes } from './harness';
+import { NODE_TYPE, additionalDataFor, oneNodeWorkflow } from './harness';
 
 const node = new LeadCallAccess();
 
@@ -118,20 +116,11 @@ describe('Import Lead Legal Basis', () => {
 });
 
 function loadOptionsContext(credentials: TestCredentials): LoadOptionsContext {
-	const editorNode: INode = {
-		id: '1',
+	const { workflow, node: editorNode } = oneNodeWorkflow({
 		name: 'Get Recording',
 		type: NODE_TYPE,
 		typeVersion: 2,
-		position: [0, 0],
 		parameters: { resource: 'recording', operation: 'get' },
-		credentials: { leadCallAccessApi: { id: '1', name: 'Lead & Call Access account' } },
-	};
-	const workflow = new Workflow({
-		nodes: [editorNode],
-		connections: {},
-		active: false,
-		nodeTypes,
 	});
 	return new LoadOptionsContext(
 		workflow,
@@ -228,19 +217,11 @@ const operations = node.description.properties
 test.each(operations)(
 	'the canvas subtitle of $resource $operation is its action ($action)',
 	({ resource, operation, action }) => {
-		const canvasNode: INode = {
-			id: '1',
+		const { workflow, node: canvasNode } = oneNodeWorkflow({
 			name: 'Lead & Call Access',
 			type: NODE_TYPE,
 			typeVersion: 2,
-			position: [0, 0],
 			parameters: { resource, operation },
-		};
-		const workflow = new Workflow({
-			nodes: [canvasNode],
-			connections: {},
-			active: false,
-			nodeTypes,
 		});
 		const subtitle = workflow.expression.getSimpleParameterValue(
 			canvasNode,

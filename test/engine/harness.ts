@@ -18,6 +18,9 @@ import type {
 	IRunExecutionData,
 	IVersionedNodeType,
 	IWorkflowBase,
+	IWorkflowSettings,
+	IDataObject,
+	INode,
 	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
 import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
@@ -49,6 +52,30 @@ export const nodeTypes: INodeTypes = {
 		NodeHelpers.getVersionedNodeType(nodeTypesByName[name], version),
 	getKnownTypes: () => ({}),
 };
+
+/** A workflow holding one node of ours, as the editor (load options, subtitles) and the trigger's poller see it. */
+export function oneNodeWorkflow(
+	node: Pick<INode, 'name' | 'type' | 'typeVersion' | 'parameters'>,
+	options: { active?: boolean; staticData?: IDataObject; settings?: IWorkflowSettings } = {},
+): { workflow: Workflow; node: INode } {
+	const full: INode = {
+		id: `${node.name}-id`,
+		position: [0, 0],
+		credentials: { [CREDENTIAL_TYPE]: { id: '1', name: 'Lead & Call Access account' } },
+		...node,
+	};
+	const workflow = new Workflow({
+		id: 'one-node-workflow',
+		name: full.name,
+		nodes: [full],
+		connections: {},
+		active: options.active ?? false,
+		nodeTypes,
+		staticData: options.staticData,
+		settings: options.settings,
+	});
+	return { workflow, node: full };
+}
 
 /** n8n's credential helper, minus the encrypted store: same `authenticate` path as n8n. */
 class TestCredentialsHelper extends ICredentialsHelper {

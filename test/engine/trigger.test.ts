@@ -30,7 +30,7 @@ import {
 	TRIGGER_TYPE,
 	additionalDataFor,
 	binaryBuffer,
-	nodeTypes,
+	oneNodeWorkflow,
 	registerNodeType,
 	runWorkflow,
 } from './harness';
@@ -57,25 +57,15 @@ class TriggerUnderTest {
 	}
 
 	private build(staticData: IDataObject): Workflow {
-		const node: INode = {
-			id: 'trigger-node-id',
-			name: 'On New Call',
-			type: TRIGGER_TYPE,
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: this.parameters as INode['parameters'],
-			credentials: { leadCallAccessApi: { id: 'cred-1', name: 'Test account' } },
-		};
-		return new Workflow({
-			id: 'trigger-workflow',
-			name: 'New call',
-			nodes: [node],
-			connections: {},
-			active: true,
-			nodeTypes,
-			staticData,
-			settings: this.settings,
-		});
+		return oneNodeWorkflow(
+			{
+				name: 'On New Call',
+				type: TRIGGER_TYPE,
+				typeVersion: 1,
+				parameters: this.parameters as INode['parameters'],
+			},
+			{ active: true, staticData, settings: this.settings },
+		).workflow;
 	}
 
 	/** Runs one poll; returns the emitted items (an empty list when the poll returned null). */
