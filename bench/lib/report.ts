@@ -21,8 +21,7 @@ export function renderSection(section: Section): string {
 		line(section.columns),
 		line(section.columns.map(() => '---')),
 		...section.rows.map(line),
-		'',
-		...section.notes.map((note) => `- ${note}`),
+		...(section.notes.length > 0 ? ['', ...section.notes.map((note) => `- ${note}`)] : []),
 	].join('\n');
 }
 

@@ -82,25 +82,20 @@ export async function runImportExample(
 	const rows = nodeOutput(run.run, 'Extract Rows').map(
 		(item) => item.json as Record<string, string>,
 	);
-	const imported = nodeOutput(run.run, 'Import Lead', 0).map((item) => {
+	// The CSV row an Import Lead output item came from, by its pairing.
+	const sourceRow = (item: NodeExecutionItem) => {
 		const row = pairedIndex(item);
-		return {
-			row,
-			name: String(rows[row]?.name ?? ''),
-			phone: String(rows[row]?.phone ?? ''),
-			phoneE164: String(item.json.phone_e164),
-			id: String(item.json.id),
-		};
-	});
-	const rejected = nodeOutput(run.run, 'Import Lead', 1).map((item) => {
-		const row = pairedIndex(item);
-		return {
-			row,
-			name: String(rows[row]?.name ?? ''),
-			phone: String(rows[row]?.phone ?? ''),
-			reason: String(item.json.error),
-		};
-	});
+		return { row, name: String(rows[row]?.name ?? ''), phone: String(rows[row]?.phone ?? '') };
+	};
+	const imported = nodeOutput(run.run, 'Import Lead', 0).map((item) => ({
+		...sourceRow(item),
+		phoneE164: String(item.json.phone_e164),
+		id: String(item.json.id),
+	}));
+	const rejected = nodeOutput(run.run, 'Import Lead', 1).map((item) => ({
+		...sourceRow(item),
+		reason: String(item.json.error),
+	}));
 	return { run, rows, imported, rejected, rejectedFile };
 }
 
