@@ -13,6 +13,9 @@ module.exports = {
 	testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/', '<rootDir>/test/ui/'],
 	// dist/ holds a copy of package.json (tsc includes it); keep jest's module map to the sources.
 	modulePathIgnorePatterns: ['<rootDir>/dist/'],
+	// Most of these suites' time is spent waiting out short rate windows, not on the CPU: two
+	// workers even on a 2-CPU machine (jest's default there is one) halve the run.
+	maxWorkers: Math.max(2, require('os').cpus().length - 1),
 	testTimeout: 60_000,
 	setupFiles: ['<rootDir>/test/setup.ts'],
 };
