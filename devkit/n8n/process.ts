@@ -58,3 +58,24 @@ export function freePort(): Promise<number> {
 		});
 	});
 }
+
+/**
+ * `apt-get install -y <packages>` for a test that needs one of Debian's packages (the test
+ * machines are Debian and run as root); refreshes the package lists once if the first try fails.
+ */
+export async function aptInstall(packages: string[]): Promise<void> {
+	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+	const install = () =>
+		runProcess('apt-get', ['install', '-y', '--no-install-recommends', ...packages], {
+			env,
+			timeoutMs: 600_000,
+		});
+	let result = await install();
+	if (result.code !== 0) {
+		await runProcess('apt-get', ['update'], { env, timeoutMs: 600_000 });
+		result = await install();
+	}
+	if (result.code !== 0) {
+		throw new Error(`apt-get install ${packages.join(' ')} failed:\n${result.stderr.slice(-2000)}`);
+	}
+}

@@ -2,36 +2,30 @@
  * Chromium for the editor test: Debian's package (installed with apt-get when missing), driven by
  * playwright-core. No browser is ever downloaded by npm or Playwright.
  */
-import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 import { REPO_DIR } from '../../devkit/n8n';
+import { aptInstall } from '../../devkit/n8n/process';
 
 const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 
 /** CHROMIUM_PATH, else Debian's chromium, installed with apt-get when it is missing. */
-export function chromiumPath(log: (message: string) => void): string {
+async function chromiumPath(log: (message: string) => void): Promise<string> {
 	const configured = process.env.CHROMIUM_PATH;
 	if (configured) return configured;
 	if (!fs.existsSync(DEBIAN_CHROMIUM)) {
 		log('chromium is missing: apt-get install -y chromium');
-		for (const args of [['update'], ['install', '-y', '--no-install-recommends', 'chromium']]) {
-			const result = spawnSync('apt-get', args, {
-				stdio: 'inherit',
-				env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-			});
-			if (result.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed`);
-		}
+		await aptInstall(['chromium']);
 	}
 	return DEBIAN_CHROMIUM;
 }
 
 export async function launchChromium(log: (message: string) => void): Promise<Browser> {
 	return await chromium.launch({
-		executablePath: chromiumPath(log),
+		executablePath: await chromiumPath(log),
 		// Root in a container: Chromium's sandbox needs user namespaces it may not get.
 		args: ['--no-sandbox', '--disable-dev-shm-usage'],
 	});

@@ -105,7 +105,8 @@ beforeAll(async () => {
 	page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 	page.setDefaultTimeout(UI_TIMEOUT);
 	log(`screenshots: ${screenshotDir()}`);
-});
+	// On a machine without Chromium this includes its apt-get install.
+}, 900_000);
 
 afterAll(async () => {
 	await browser?.close();

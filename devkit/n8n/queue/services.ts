@@ -9,7 +9,7 @@ import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
 
-import { freePort, runProcess } from '../process';
+import { aptInstall, freePort, runProcess } from '../process';
 
 /** A long-running child whose output goes to a log file; stopped by a signal, then SIGKILL. */
 export class ChildService {
@@ -90,24 +90,6 @@ function systemUser(name: string): SystemUser | undefined {
 	if (!line) return undefined;
 	const [, , uid, gid] = line.split(':');
 	return { uid: Number(uid), gid: Number(gid) };
-}
-
-/** `apt-get install -y <packages>`; refreshes the package lists once if the first try fails. */
-async function aptInstall(packages: string[]): Promise<void> {
-	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	const install = () =>
-		runProcess('apt-get', ['install', '-y', '--no-install-recommends', ...packages], {
-			env,
-			timeoutMs: 600_000,
-		});
-	let result = await install();
-	if (result.code !== 0) {
-		await runProcess('apt-get', ['update'], { env, timeoutMs: 600_000 });
-		result = await install();
-	}
-	if (result.code !== 0) {
-		throw new Error(`apt-get install ${packages.join(' ')} failed:\n${result.stderr.slice(-2000)}`);
-	}
 }
 
 function onPath(binary: string): string | undefined {
