@@ -10,7 +10,7 @@ import type { Position } from './position';
 import { readPosition, recordCalls, usablePosition, writePosition } from './position';
 import type { TriggerSettings } from './settings';
 import { readSettings } from './settings';
-import { findTailCalls, readToEnd } from './tail';
+import { findTailCalls, readToEnd, unlessStale } from './tail';
 import { findNewCalls, findStartCalls, trackPage } from './walk';
 
 /**
@@ -146,14 +146,20 @@ async function latestCall(
 		readPosition(this.getWorkflowStaticData('node')),
 		settings.queryKey,
 	);
-	const { first, pages } = await withFirstPage(pagesOf.call(this, settings)(undefined));
-	const order = settings.order ?? stored?.order ?? timeOrder(first) ?? 'newest';
-	let calls = first;
-	if (order === 'oldest') {
+	const pagesFrom = pagesOf.call(this, settings);
+	const known = settings.order ?? stored?.order;
+	let calls: TrackedCall[];
+	let order: ListOrder;
+	if (known === 'oldest' && stored?.tail !== undefined) {
 		// From where the last poll stopped reading when it can, else from the start.
-		const tail =
-			stored?.tail && (await readToEnd(pagesOf.call(this, settings)(stored.tail.request)));
-		calls = tail && tail.calls.length > 0 ? tail.calls : (await readToEnd(pages)).calls;
+		order = known;
+		const tail = await unlessStale(readToEnd(pagesFrom(stored.tail.request)));
+		calls =
+			tail && tail.calls.length > 0 ? tail.calls : (await readToEnd(pagesFrom(undefined))).calls;
+	} else {
+		const { first, pages } = await withFirstPage(pagesFrom(undefined));
+		order = known ?? timeOrder(first) ?? 'newest';
+		calls = order === 'oldest' ? (await readToEnd(pages)).calls : first;
 	}
 	const newest = chronological(calls, order).pop();
 	return newest === undefined ? null : [await toItems.call(this, [newest], settings)];

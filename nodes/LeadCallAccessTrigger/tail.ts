@@ -30,9 +30,16 @@ function tooLong(): CallListError {
 /** Ids that recognise a page again; the last ones suffice, and keep static data small. */
 const tailIds = (calls: TrackedCall[]) => calls.slice(-MAX_PAGE_SIZE).map((call) => call.id);
 
-/** Answers that mean a remembered page request no longer works (an expired cursor, say). */
-function isStaleRequest(error: unknown): boolean {
-	return error instanceof NodeApiError && ['400', '404', '410'].includes(String(error.httpCode));
+/**
+ * Reading from a remembered page request, undefined when the service no longer accepts it (an
+ * expired cursor, say): the caller then reads from the start.
+ */
+export async function unlessStale<T>(reading: Promise<T>): Promise<T | undefined> {
+	return await reading.catch((error: unknown) =>
+		error instanceof NodeApiError && ['400', '404', '410'].includes(String(error.httpCode))
+			? undefined
+			: Promise.reject(error),
+	);
 }
 
 /** Every call of the list, to the end, and its last page (a start on an oldest-first list). */
@@ -68,8 +75,8 @@ export async function findTailCalls(
 ): Promise<{ emitted: TrackedCall[]; tail: Tail }> {
 	if (position.tail !== undefined) {
 		// A remembered request the service no longer accepts counts as a page not found again.
-		const resumed = await walk(pagesFrom(position.tail.request), position, options, true).catch(
-			(error: unknown) => (isStaleRequest(error) ? undefined : Promise.reject(error)),
+		const resumed = await unlessStale(
+			walk(pagesFrom(position.tail.request), position, options, true),
 		);
 		if (resumed !== undefined) return resumed;
 	}

@@ -272,6 +272,16 @@ describe('trigger list order', () => {
 		expect(await trigger.poll()).toEqual([]);
 	});
 
+	test('Fetch Test Event on an oldest-first list whose remembered page is stale still shows the newest call', async () => {
+		const emulator = await emulatorWith({ listOrder: 'oldest-first', maxPageSize: 5 });
+		const trigger = new TriggerUnderTest(emulator);
+		await trigger.poll();
+		const [newest] = emulator.addCalls(1);
+		// The remembered last page's request is refused as stale (an expired cursor).
+		emulator.inject({ kind: 'status', status: 410, path: '/v1/calls' });
+		expect(await trigger.poll('manual')).toEqual([newest.id]);
+	});
+
 	test('an oldest-first list too long to walk fails with what to set', async () => {
 		const emulator = await emulatorWith({
 			listOrder: 'oldest-first',
