@@ -5,7 +5,7 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { idOf } from '../../shared/calls/callPages';
+import { idOf, nextRequest, pageRequest, walkFrom } from '../../shared/calls/callPages';
 import type { NextPage } from '../../shared/calls/pagination';
 import { readPage } from '../../shared/calls/pagination';
 import type { ApiContext, RequestPolicy } from '../../shared/transport';
@@ -44,17 +44,11 @@ export async function searchCalls(
 	let next = paginationToken ? (JSON.parse(paginationToken) as NextPage) : undefined;
 	const results: INodeListSearchItems[] = [];
 
+	const walk = walkFrom(next);
 	for (let pages = 0; pages < MAX_PAGES_PER_STEP; pages++) {
 		const response = await apiRequest.call(
 			context,
-			next && 'url' in next
-				? { operation: 'listCalls', method: 'GET', url: next.url }
-				: {
-						operation: 'listCalls',
-						method: 'GET',
-						path: '/v1/calls',
-						qs: { limit: PAGE_SIZE, ...next?.query },
-					},
+			pageRequest(next, { limit: PAGE_SIZE }),
 			EDITOR_POLICY,
 		);
 		const page = readPage(response.body, response.headers.link);
@@ -64,9 +58,11 @@ export async function searchCalls(
 			const name = label(call, id);
 			if (needle === '' || name.toLowerCase().includes(needle)) results.push({ name, value: id });
 		}
-		// An API that answers with the same next page again would loop: treat it as the end.
-		const repeated = page.next !== undefined && JSON.stringify(page.next) === JSON.stringify(next);
-		next = repeated ? undefined : page.next;
+		next = nextRequest(walk, page, {
+			limit: PAGE_SIZE,
+			freshCalls: page.records.length,
+			wanted: 1,
+		});
 		if (next === undefined || results.length > 0) break;
 	}
 	return { results, paginationToken: next === undefined ? undefined : JSON.stringify(next) };

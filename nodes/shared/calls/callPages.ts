@@ -1,7 +1,7 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { ApiContext, RequestPolicy } from '../transport';
+import type { ApiContext, ApiRequest, RequestPolicy } from '../transport';
 import { apiRequest } from '../transport';
 import { VALIDATION_DETAILS, serverMessage } from '../transport/errors';
 import type { NextPage, Page } from './pagination';
@@ -64,10 +64,22 @@ export function nextRequest(
 	return next;
 }
 
-function startState(from: NextPage): WalkState {
+/** A walk that starts at `from` (undefined: the first page). */
+export function walkFrom(from: NextPage): WalkState {
 	const offset = from && 'query' in from ? Number(from.query.offset) : NaN;
 	const requested = new Set<string>(from === undefined ? [] : [JSON.stringify(from)]);
 	return { listed: Number.isInteger(offset) && offset > 0 ? offset : 0, requested };
+}
+
+/** The request for a page of the calls list: a next-page URL as given, else `/v1/calls?query`. */
+export function pageRequest(next: NextPage, query: IDataObject): ApiRequest {
+	if (next && 'url' in next) return { operation: 'listCalls', method: 'GET', url: next.url };
+	return {
+		operation: 'listCalls',
+		method: 'GET',
+		path: '/v1/calls',
+		qs: { ...query, ...next?.query },
+	};
 }
 
 /** A call's identifier; the spec shows no call fields, so the common spellings are accepted. */
@@ -87,7 +99,7 @@ export async function* iterateCallPages(
 	options: CallPagesOptions,
 ): AsyncGenerator<CallPage> {
 	const seenIds = new Set<string>();
-	const state = startState(options.from);
+	const state = walkFrom(options.from);
 	let maxPageSize = MAX_PAGE_SIZE;
 	let next: NextPage = options.from;
 	let pageLimit = MAX_PAGE_SIZE;
@@ -101,14 +113,7 @@ export async function* iterateCallPages(
 		try {
 			response = await apiRequest.call(
 				this,
-				next && 'url' in next
-					? { operation: 'listCalls', method: 'GET', url: next.url }
-					: {
-							operation: 'listCalls',
-							method: 'GET',
-							path: '/v1/calls',
-							qs: { ...options.query, limit, ...next?.query },
-						},
+				pageRequest(next, { ...options.query, limit }),
 				options.policy,
 			);
 		} catch (error) {
