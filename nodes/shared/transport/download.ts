@@ -65,6 +65,8 @@ export async function downloadSignedFile<T>(
 	for (;;) {
 		let response: { statusCode: number; headers: Record<string, unknown>; body: unknown };
 		let failure: string | undefined;
+		// Cut-off bodies have no code of their own: retried like any unknown network failure.
+		let failureCode = 'UNKNOWN';
 		try {
 			response = await this.helpers.httpRequest({
 				method: 'GET',
@@ -76,7 +78,8 @@ export async function downloadSignedFile<T>(
 			});
 		} catch (error) {
 			response = { statusCode: 0, headers: {}, body: undefined };
-			failure = `Could not download the recording (${networkErrorCode(error)})`;
+			failureCode = networkErrorCode(error);
+			failure = `Could not download the recording (${failureCode})`;
 		}
 
 		const { statusCode, headers } = response;
@@ -108,7 +111,7 @@ export async function downloadSignedFile<T>(
 			continue;
 		}
 		const decision = decideRetry(
-			failure === undefined ? { statusCode, headers } : { networkErrorCode: 'UNKNOWN' },
+			failure === undefined ? { statusCode, headers } : { networkErrorCode: failureCode },
 			retries,
 			download.policy,
 			Date.now(),
