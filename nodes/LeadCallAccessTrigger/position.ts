@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { isJsonObject } from '../shared/json';
 import type { NextPage } from '../shared/calls/pagination';
 import type { ListOrder, TrackedCall } from './calls';
 import { parseTime } from './time';
@@ -46,15 +47,16 @@ interface StoredPosition {
 const STATIC_KEY = 'position';
 
 function readTail(value: unknown): Tail | undefined {
-	const tail = value as Partial<Tail> | undefined;
-	if (typeof tail !== 'object' || tail === null || !Array.isArray(tail.ids)) return undefined;
-	return { request: tail.request, ids: tail.ids.filter((id) => typeof id === 'string') };
+	if (!isJsonObject(value) || !Array.isArray(value.ids)) return undefined;
+	const tail = value as Partial<Tail>;
+	return { request: tail.request, ids: value.ids.filter((id) => typeof id === 'string') };
 }
 
 /** The stored position, or undefined when there is none yet (first activation). */
 export function readPosition(staticData: IDataObject): Position | undefined {
-	const stored = staticData[STATIC_KEY] as Partial<StoredPosition> | undefined;
-	if (typeof stored !== 'object' || stored === null || stored.version !== 1) return undefined;
+	if (!isJsonObject(staticData[STATIC_KEY])) return undefined;
+	const stored = staticData[STATIC_KEY] as Partial<StoredPosition>;
+	if (stored.version !== 1) return undefined;
 	if (!Array.isArray(stored.seenIds)) return undefined;
 	const seen = stored.seenIds.filter((id): id is string => typeof id === 'string');
 	const queryKey = typeof stored.queryKey === 'string' ? stored.queryKey : '';

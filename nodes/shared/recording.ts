@@ -25,9 +25,9 @@ function isHttpUrl(value: unknown): value is string {
 
 function signedUrlOf(body: IDataObject): string | undefined {
 	for (const source of [body, body.data, body.recording]) {
-		if (typeof source !== 'object' || source === null || Array.isArray(source)) continue;
+		if (!isJsonObject(source)) continue;
 		for (const key of URL_KEYS) {
-			const value = (source as IDataObject)[key];
+			const value = source[key];
 			if (isHttpUrl(value)) return value.trim();
 		}
 	}
