@@ -59,9 +59,7 @@ describe('Get Recording Call field', () => {
 	test('a 404 names the call ID once', async () => {
 		const workflow = workflowFrom('getRecording', { items: [{ id: 'call_missing' }] });
 		const result = await run(workflow, credentials());
-		expect(result.errors[0].error).toBe(
-			'No call with ID "call_missing", or it has no recording (404)',
-		);
+		expect(result.errors[0].error).toBe('No call with ID "call_missing" (404)');
 	});
 });
 

@@ -51,7 +51,7 @@ describe('Get Recording', () => {
 			credentials(),
 		);
 		expect(emulator().requests[0].path).toBe('/v1/calls/a%2Fb%20%3Fc%23d/recording');
-		expect(result.errors[0].error).toBe('No call with ID "a/b ?c#d", or it has no recording (404)');
+		expect(result.errors[0].error).toBe('No call with ID "a/b ?c#d" (404)');
 	});
 
 	test('an empty call ID fails its item before any request', async () => {
