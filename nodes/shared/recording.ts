@@ -106,8 +106,13 @@ function recordingFileName(
  */
 export type RecordingAnswer =
 	| { state: 'ready'; json: IDataObject; url: string }
-	| { state: 'processing'; json: IDataObject; statusCode: number }
-	| { state: 'notFound'; json: IDataObject; missing: 'call' | 'recording' | undefined; said?: string };
+	| { state: 'processing'; json: IDataObject; statusCode: number; readable: boolean }
+	| {
+			state: 'notFound';
+			json: IDataObject;
+			missing: 'call' | 'recording' | undefined;
+			said?: string;
+	  };
 
 /** What a 404's message names as missing: "Recording not found" or "Call not found". */
 function missingFrom(said: string | undefined): 'call' | 'recording' | undefined {
@@ -143,7 +148,8 @@ export async function askForRecording(
 	}
 	const url = signedUrlOf(body);
 	if (url === undefined || response.statusCode === 202) {
-		return { state: 'processing', json, statusCode: response.statusCode };
+		const readable = isJsonObject(response.body) || response.raw.length === 0;
+		return { state: 'processing', json, statusCode: response.statusCode, readable };
 	}
 	return { state: 'ready', json, url };
 }
@@ -155,7 +161,7 @@ export function noRecordingError(
 	answer: Exclude<RecordingAnswer, { state: 'ready' }>,
 	itemIndex?: number,
 ): NodeApiError | NodeOperationError {
-	if (answer.state === 'processing' && Object.keys(answer.json).length <= 1) {
+	if (answer.state === 'processing' && !answer.readable) {
 		// Not a JSON object (an HTML page, cut-off JSON): nothing says it is being processed.
 		return new NodeOperationError(
 			node,

@@ -5,11 +5,7 @@
  * calls them, against the emulator.
  */
 import { CredentialTestContext, LoadOptionsContext } from 'n8n-core';
-import type {
-	INodeListSearchResult,
-	INodePropertyOptions,
-	IWorkflowBase,
-} from 'n8n-workflow';
+import type { INodeListSearchResult, INodePropertyOptions, IWorkflowBase } from 'n8n-workflow';
 
 import { DEMO_KEYS, PAGINATION_STYLES } from '../../devkit/emulator';
 import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
