@@ -63,6 +63,7 @@ interface StoredPosition {
 	newestCreatedAt?: string;
 	listOrder?: string;
 	tail?: { request?: unknown; ids: string[] };
+	heldCalls?: Array<{ call: Record<string, unknown>; heldSince: string }>;
 }
 
 export class TriggerStage {

@@ -28,7 +28,12 @@ import {
 	triggerWorkflow,
 	type TriggerWorkflow,
 } from './trigger-helpers';
-import { DEMO_KEYS, recordingBytes, type CallRecord } from '../../devkit/emulator';
+import {
+	DEMO_KEYS,
+	PENDING_RECORDING_ANSWERS,
+	recordingBytes,
+	type CallRecord,
+} from '../../devkit/emulator';
 
 jest.setTimeout(120_000);
 
@@ -63,6 +68,8 @@ afterAll(async () => {
 });
 
 const newestCall = () => stage.emulator.calls[0];
+const sleep = async (ms: number) =>
+	await new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 const deploy = (parameters: Record<string, unknown> = {}, settings?: Record<string, unknown>) =>
 	stage.deploy(triggerWorkflow({ credentialId, parameters, settings }));
 
@@ -313,6 +320,53 @@ describe('Download Recording', () => {
 		expect(outputItems(test)[0].binary?.audio?.fileName).toBe(`${recorded.id}.mp3`);
 	});
 });
+
+describe.each(PENDING_RECORDING_ANSWERS)(
+	'Download Recording, the API answering %s while a recording is processed',
+	(pendingAnswer) => {
+		afterEach(() => stage.emulator.setRecordingProcessing({ delayMs: 0 }));
+
+		test('late recordings come with their file, the missed call once without one after the wait; no poll fails', async () => {
+			const { emulator } = stage;
+			// Recordings ready 2 s after their calls appear; the trigger waits up to 6 s.
+			const delayMs = 2_000;
+			const waitMs = 6_000;
+			const workflow = await deploy({
+				downloadRecording: true,
+				options: { waitForRecording: waitMs / 60_000 },
+			});
+			emulator.setRecordingProcessing({ delayMs, pendingAnswer });
+			const added = Date.now();
+			const late = emulator.addCalls(2, { status: 'completed', has_recording: true });
+			const [missed] = emulator.addCalls(1, { status: 'missed', has_recording: false });
+
+			// Each poll (a re-publication) starts from the position n8n stored in its database.
+			await workflow.poll();
+			expect(await workflow.waitForExecutions(0)).toEqual([]);
+			expect((await workflow.position())?.heldCalls).toHaveLength(3);
+
+			await sleep(added + delayMs + 200 - Date.now());
+			await workflow.poll();
+			const [withFiles] = await workflow.waitForExecutions(1);
+			expect(emittedIds(withFiles)).toEqual(oldestFirst(late));
+			for (const item of outputItems(withFiles)) {
+				expect(item.json.recordingMissing).toBe(false);
+				expect(item.binary?.data?.fileName).toBe(`${String(item.json.id)}.mp3`);
+			}
+
+			await sleep(added + waitMs + 200 - Date.now());
+			await workflow.poll();
+			await workflow.poll();
+			const executions = await workflow.waitForExecutions(2);
+			expect(
+				outputItems(executions[1]).map((item) => [item.json.id, item.json.recordingMissing]),
+			).toEqual([[missed.id, true]]);
+			expect(outputItems(executions[1])[0].binary).toBeUndefined();
+			expect(executions.map((execution) => execution.status)).toEqual(['success', 'success']);
+			expect((await workflow.position())?.heldCalls).toBeUndefined();
+		});
+	},
+);
 
 describe('examples/new-call-recording.json', () => {
 	test('as imported (file path and credential set), a new call ends up on disk', async () => {
