@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * `npm run bench:recordings`: the trigger with Download Recording in a real n8n, polled by n8n's
  * own schedule (every 5 s), while recordings become ready some time after their calls. For each
@@ -127,7 +127,9 @@ async function main(): Promise<void> {
 	console.log(
 		`\nn8n ${N8N_VERSION}, ${packageDir === REPO_DIR ? 'this build' : packageDir}: 3 calls whose recordings are ready ${DELAY_S} s after they appear + 1 missed call, polled every ${POLL_EVERY_S} s for ${WATCH_S} s, Wait for Recording ${WAIT_MINUTES} min\n`,
 	);
-	console.log('| pending answer | calls (of 4) | files (of 3) | duplicates | failed polls | missed call emitted after |');
+	console.log(
+		'| pending answer | calls (of 4) | files (of 3) | duplicates | failed polls | missed call emitted after |',
+	);
 	console.log('| - | - | - | - | - | - |');
 	for (const r of results) {
 		const missed = r.missedAfterS === undefined ? 'not emitted' : `${r.missedAfterS} s`;

@@ -6,10 +6,13 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { sleep } from 'n8n-workflow';
 
 import {
 	nodeOutput,
+	readStoredExecutions,
 	REPO_DIR,
+	type StoredExecution,
 	type CredentialJson,
 	type NodeExecutionItem,
 	type ServerRunResult,
@@ -36,16 +39,6 @@ export function loadExample(file: string, filesDir: string): WorkflowJson {
 	// Substituted in the JSON text so that expressions ("=/home/.../{{ ... }}") change too.
 	const escaped = JSON.stringify(filesDir).slice(1, -1);
 	return JSON.parse(text.split(EXAMPLE_FILES_DIR).join(escaped)) as WorkflowJson;
-}
-
-/** Runs on demand what the example schedules: its Schedule Trigger becomes a Manual Trigger. */
-export function runnableNow(workflow: WorkflowJson): WorkflowJson {
-	const nodes = workflow.nodes.map((node) =>
-		node.type === 'n8n-nodes-base.scheduleTrigger'
-			? { ...node, type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} }
-			: node,
-	);
-	return { ...workflow, nodes };
 }
 
 export function exampleCredential(
@@ -101,40 +94,107 @@ export async function runImportExample(
 }
 
 export interface ExportSummary {
-	run: ServerRunResult;
-	listed: Array<Record<string, unknown>>;
-	withRecording: number;
-	saved: Array<{ callId: string; file: string; bytes: number; mimeType: string }>;
-	failed: Array<{ callId: string; error: string }>;
+	/** The trigger's executions, oldest first. */
+	executions: StoredExecution[];
+	/** Checks run (publications), the first included. */
+	polls: number;
+	/** Call ids the trigger emitted, in order, across all executions (a repeat would show). */
+	emitted: string[];
+	saved: Array<{
+		callId: string;
+		file: string;
+		bytes: number;
+		mimeType: string;
+		/** Where n8n kept the file on its way to disk ("filesystem:…", "database:…"). */
+		binaryId: string;
+	}>;
+	/** Calls routed to "Call Without Recording". */
+	withoutRecording: string[];
 }
 
-/** export-recordings.json, run now instead of at 2:00. */
+export interface ExportRun {
+	/** New calls with a recording, and missed calls (none), added after publishing. */
+	recorded: number;
+	missed: number;
+	/** Recordings are ready this long after their call appears (0: at once). */
+	processingMs: number;
+	/** The example's Wait for Recording, shortened so a run takes seconds. */
+	waitMs: number;
+}
+
+const EXPORT_TRIGGER = 'Every Hour: New Calls';
+
+function triggeredItems(execution: StoredExecution, nodeName: string) {
+	return execution.data?.resultData.runData[nodeName]?.[0]?.data?.main?.[0] ?? [];
+}
+
+/**
+ * export-recordings.json, published as imported except for its wait (seconds instead of
+ * minutes). Instead of waiting for the hourly check, checks run on demand (publishing again
+ * runs one, from the position n8n stored) until every new call was exported, then once more.
+ */
 export async function runExportExample(
 	session: Session,
 	credential: CredentialJson,
+	run: ExportRun,
 ): Promise<ExportSummary> {
-	const workflow = runnableNow(loadExample(EXAMPLE_FILES.exportRecordings, session.filesDir));
-	const run = await session.server.runWorkflow(workflow, [credential]);
-	const listed = nodeOutput(run.run, 'List Calls').map((item) => item.json);
-	const saved = nodeOutput(run.run, 'Write Recording to Disk').map((item) => {
-		const file = String(item.json.fileName);
-		return {
-			callId: String(item.json.callId),
-			file,
-			bytes: fs.existsSync(file) ? fs.statSync(file).size : -1,
-			mimeType: String(item.binary?.data?.mimeType),
-		};
-	});
-	const failed = nodeOutput(run.run, 'Get Recording', 1).map((item) => ({
-		callId: String(item.json.id),
-		error: String(item.json.error),
-	}));
+	const workflow = loadExample(EXAMPLE_FILES.exportRecordings, session.filesDir);
+	const trigger = workflow.nodes.find((node) => node.name === EXPORT_TRIGGER)!;
+	const options = trigger.parameters.options as Record<string, unknown>;
+	options.waitForRecording = run.waitMs / 60_000;
+	await session.server.createCredential(credential);
+	const workflowId = await session.server.deployWorkflow(workflow);
+	await session.server.publicationStatus(workflowId);
+	let polls = 1;
+
+	const { emulator } = session;
+	emulator.setRecordingProcessing({ delayMs: run.processingMs });
+	const added = [
+		...emulator.addCalls(run.recorded, { status: 'completed', has_recording: true }),
+		...emulator.addCalls(run.missed, { status: 'missed', has_recording: false }),
+	].map((call) => call.id);
+	emulator.setRecordingProcessing({ delayMs: 0 });
+	const deadline = Date.now() + run.processingMs + run.waitMs + 60_000;
+	const emittedIds = async () =>
+		(await readStoredExecutions(session.sandbox, workflowId)).flatMap((execution) =>
+			triggeredItems(execution, EXPORT_TRIGGER).map((item) => String(item.json.id)),
+		);
+	for (;;) {
+		await sleep(1000);
+		await session.server.republish(workflowId);
+		polls++;
+		const emitted = await emittedIds();
+		if (added.every((id) => emitted.includes(id))) break;
+		if (Date.now() > deadline) throw new Error(`export: not every call emitted in time`);
+	}
+	await session.server.republish(workflowId); // once more: nothing may come twice
+	polls++;
+	await sleep(1000);
+	await session.server.rest('POST', `/workflows/${workflowId}/deactivate`, {});
+
+	const executions = (await readStoredExecutions(session.sandbox, workflowId)).reverse();
+	const saved = executions.flatMap((execution) =>
+		triggeredItems(execution, 'Write Recording to Disk').map((item) => {
+			const file = String(item.json.fileName);
+			return {
+				callId: String(item.json.id),
+				file,
+				bytes: fs.existsSync(file) ? fs.statSync(file).size : -1,
+				mimeType: String(item.binary?.data?.mimeType),
+				binaryId: String(item.binary?.data?.id),
+			};
+		}),
+	);
 	return {
-		run,
-		listed,
-		withRecording: nodeOutput(run.run, 'Has Recording').length,
+		executions,
+		polls,
+		emitted: executions.flatMap((execution) =>
+			triggeredItems(execution, EXPORT_TRIGGER).map((item) => String(item.json.id)),
+		),
 		saved,
-		failed,
+		withoutRecording: executions.flatMap((execution) =>
+			triggeredItems(execution, 'Call Without Recording').map((item) => String(item.json.id)),
+		),
 	};
 }
 

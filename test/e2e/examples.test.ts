@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- dev code, not in the package n8n loads: node rules do not apply */
 /**
- * Every workflow in examples/ (except the trigger's, covered by the trigger's own suite), run in
+ * Every workflow in examples/ (except new-call-recording.json, covered by the trigger's suite), run in
  * a real n8n 2.40.7 with the package installed from its tarball, against the emulator.
  */
 import * as fs from 'fs';
@@ -8,8 +8,6 @@ import * as path from 'path';
 
 import {
 	exampleCredential,
-	EXAMPLE_FILES,
-	loadExample,
 	publishMcpExample,
 	runExportExample,
 	runImportExample,
@@ -155,29 +153,35 @@ describe('import-leads-from-csv.json', () => {
 });
 
 describe('export-recordings.json', () => {
+	const RUN = { recorded: 4, missed: 1, processingMs: 2_000, waitMs: 5_000 };
 	let result: ExportSummary;
+	let calls: ReturnType<typeof session.emulator.addCalls>;
 	beforeAll(async () => {
 		session.emulator.reset();
-		result = await runExportExample(session, credential());
+		const before = session.emulator.calls.length;
+		result = await runExportExample(session, credential(), RUN);
+		calls = session.emulator.calls.slice(0, session.emulator.calls.length - before);
 	});
 
-	test('lists the 50 newest calls and downloads every recording there is', () => {
-		expect(result.run.run.status).toBe('success');
-		const newest = session.emulator.calls.slice(0, 50);
-		expect(result.listed.map((call) => call.id)).toEqual(newest.map((call) => call.id));
-		const recorded = newest.filter((call) => call.has_recording).map((call) => call.id);
-		expect(recorded.length).toBeGreaterThan(10);
-		expect(result.withRecording).toBe(recorded.length);
-		expect(result.failed).toEqual([]);
-		expect(result.saved.map((file) => file.callId)).toEqual(recorded);
+	test('exports each new call once: late recordings with their file, the missed call without', () => {
+		expect(result.executions.map((execution) => execution.status)).toEqual(
+			result.executions.map(() => 'success'),
+		);
+		const recorded = calls.filter((call) => call.has_recording).map((call) => call.id);
+		const missed = calls.filter((call) => !call.has_recording).map((call) => call.id);
+		expect([recorded.length, missed.length]).toEqual([RUN.recorded, RUN.missed]);
+		expect([...result.emitted].sort()).toEqual([...recorded, ...missed].sort());
+		expect(result.saved.map((file) => file.callId).sort()).toEqual([...recorded].sort());
+		expect(result.withoutRecording).toEqual(missed);
+		// The recordings were still being processed at the first check: at least one more came.
+		expect(result.polls).toBeGreaterThan(2);
 	});
 
 	test('writes each recording to disk as <call id>.mp3 with the exact bytes', () => {
-		const [first] = nodeOutput(result.run.run, 'Get Recording');
-		expect(first.binary?.data?.id).toMatch(new RegExp(`^${BINARY_DATA_MODE}`));
 		for (const file of result.saved) {
 			expect(file.file).toBe(path.join(session.filesDir, `${file.callId}.mp3`));
 			expect(file.mimeType).toBe('audio/mpeg');
+			expect(file.binaryId).toMatch(new RegExp(`^${BINARY_DATA_MODE}`));
 			expect(fs.readFileSync(file.file).equals(recordingBytes(file.callId, 32 * 1024))).toBe(true);
 		}
 	});
@@ -187,23 +191,12 @@ describe('export-recordings.json', () => {
 		expect(files).toHaveLength(result.saved.length);
 		expect(files.every((request) => request.headers.authorization === undefined)).toBe(true);
 		expect(files.every((request) => request.status === 200)).toBe(true);
-		const api = session.emulator.requests;
-		expect(api).toHaveLength(1 + result.saved.length);
 		expect(
-			api.every((request) => request.headers.authorization === `Bearer ${DEMO_KEYS.full}`),
+			session.emulator.requests.every(
+				(request) => request.headers.authorization === `Bearer ${DEMO_KEYS.full}`,
+			),
 		).toBe(true);
 		expect(session.emulator.stats().byStatus['429']).toBeUndefined();
-	});
-
-	test('as imported, it publishes with its Schedule Trigger', async () => {
-		const workflow = loadExample(EXAMPLE_FILES.exportRecordings, session.filesDir);
-		const workflowId = await session.server.deployWorkflow(workflow);
-		const stored = await session.server.rest<{ active: boolean }>(
-			'GET',
-			`/workflows/${workflowId}`,
-		);
-		expect(stored.active).toBe(true);
-		await session.server.rest('POST', `/workflows/${workflowId}/deactivate`);
 	});
 });
 

@@ -13,6 +13,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { sleep } from 'n8n-workflow';
 
 import { EXAMPLE_CREDENTIAL, loadExample } from '../../devkit/demo/examples';
 import { N8N_MAJOR, readDatabaseText } from '../../devkit/n8n';
@@ -68,8 +69,7 @@ afterAll(async () => {
 });
 
 const newestCall = () => stage.emulator.calls[0];
-const sleep = async (ms: number) =>
-	await new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+const sleepUntil = async (at: number) => await sleep(Math.max(0, at - Date.now()));
 const deploy = (parameters: Record<string, unknown> = {}, settings?: Record<string, unknown>) =>
 	stage.deploy(triggerWorkflow({ credentialId, parameters, settings }));
 
@@ -345,7 +345,7 @@ describe.each(PENDING_RECORDING_ANSWERS)(
 			expect(await workflow.waitForExecutions(0)).toEqual([]);
 			expect((await workflow.position())?.heldCalls).toHaveLength(3);
 
-			await sleep(added + delayMs + 200 - Date.now());
+			await sleepUntil(added + delayMs + 200);
 			await workflow.poll();
 			const [withFiles] = await workflow.waitForExecutions(1);
 			expect(emittedIds(withFiles)).toEqual(oldestFirst(late));
@@ -354,7 +354,8 @@ describe.each(PENDING_RECORDING_ANSWERS)(
 				expect(item.binary?.data?.fileName).toBe(`${String(item.json.id)}.mp3`);
 			}
 
-			await sleep(added + waitMs + 200 - Date.now());
+			// The wait counts from the first poll's question, a moment after `added`.
+			await sleepUntil(added + waitMs + 1_500);
 			await workflow.poll();
 			await workflow.poll();
 			const executions = await workflow.waitForExecutions(2);
