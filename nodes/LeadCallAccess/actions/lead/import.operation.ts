@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { normalizeCountryCode, normalizePhone } from '../../helpers/phone';
+import { normalizePhone } from '../../helpers/phone';
 import type { OptionalField } from './fields';
 import { OPTIONAL_FIELDS, additionalFieldsProperty, clearFieldsProperty } from './fields';
 import { apiRequest } from '../../../shared/transport';
@@ -108,8 +108,9 @@ function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDataObjec
 			'Field required (the value is empty)',
 		);
 	}
-	const normalized = normalizePhone(rawPhone, normalizeCountryCode(options.defaultCountryCode));
-	if (!normalized.ok && options.validatePhone !== false) {
+	const validate = options.validatePhone !== false;
+	const normalized = normalizePhone(rawPhone, options.defaultCountryCode, { checkLength: validate });
+	if (!normalized.ok && validate) {
 		const problem = `"${preview(rawPhone)}" ${normalized.reason}`;
 		throw fieldError(this, itemIndex, 'phone_e164', 'Phone (E.164)', problem);
 	}
