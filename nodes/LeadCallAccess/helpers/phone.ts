@@ -211,7 +211,10 @@ function numberPart(raw: string): { text: string } | { problem: string } {
 	if (start < 0) return { problem: 'contains no digits' };
 	const bracket = /\(\s*$/.exec(text.slice(0, start));
 	if (bracket) start = bracket.index;
-	let number = text.slice(start).replace(/\D+$/, '');
+	const rest = text.slice(start);
+	let number = rest.replace(/\D+$/, '');
+	// Words after the number are dropped, the bracket a number ends with is not: "+44 (20)".
+	if (/^\s*\)/.test(rest.slice(number.length))) number += ')';
 	number = EXTENSION.exec(number)?.[1] ?? number;
 	if (!NUMBER_CHARACTERS.test(number)) {
 		return number.lastIndexOf('+') > 0 && !/[^\d\s().\-/+]/.test(number)
@@ -268,10 +271,10 @@ function lengthsText(lengths: number[]): string {
 
 function wrongLength(nationalNumber: string, plan: Plan, national: boolean): string {
 	const where = plan.name ? `${plan.name} (+${plan.callingCode})` : `+${plan.callingCode}`;
-	const fix = national
-		? `check it, or if it is from another country write it with + and its country code`
-		: 'check it';
-	return `has ${nationalNumber.length} digits after the country code, but numbers of ${where} have ${lengthsText(plan.possibleLengths)}: ${fix}`;
+	const digits = `${nationalNumber.length} digits, its numbers have ${lengthsText(plan.possibleLengths)}`;
+	return national
+		? `is not a possible number of ${where}, the Default Country (${digits}): check it, or if it is from another country write it with + and that country's code (e.g. +44 20 7946 0958)`
+		: `is not a possible number of ${where} (${digits} after +${plan.callingCode}): check it`;
 }
 
 /**
