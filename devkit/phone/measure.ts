@@ -36,6 +36,6 @@ for (const [form, group] of byForm) console.log(`${form}: ${JSON.stringify(tally
 const wrong = verdicts.filter((verdict) => verdict.outcome === 'wrong');
 for (const verdict of wrong.slice(0, Number(process.env.SHOW ?? 10))) {
 	console.log(
-		`wrong: ${JSON.stringify(verdict.text)} (${verdict.country}, Default Country ${JSON.stringify(verdict.defaultCountry)}) sent ${verdict.sent}, library ${verdict.library.e164 ?? 'none'}${verdict.library.possible ? '' : ' (not possible)'}`,
+		`wrong: ${JSON.stringify(verdict.text)} (${verdict.country}, Default Country ${JSON.stringify(verdict.defaultCountry)}) sent ${verdict.sent}, library ${verdict.library.e164 ?? 'none'}${verdict.library.possible ? '' : ' (not possible)'}${verdict.library.valid ? '' : ' (not valid)'}`,
 	);
 }

@@ -31,6 +31,7 @@ const NATIONAL_PREFIX = 5;
 const NATIONAL_PREFIX_FOR_PARSING = 7;
 const NATIONAL_PREFIX_TRANSFORM_RULE = 8;
 const LEADING_DIGITS = 10;
+const TYPES = 11;
 
 export const PHONE_METADATA_FILE = join(
 	__dirname,
@@ -50,7 +51,24 @@ function plan(entry: unknown[], name: string): PhonePlan {
 		text(entry[NATIONAL_PREFIX_FOR_PARSING]) || text(entry[NATIONAL_PREFIX]),
 		text(entry[NATIONAL_PREFIX_TRANSFORM_RULE]),
 		text(entry[LEADING_DIGITS]),
+		types(entry[TYPES], (entry[POSSIBLE_LENGTHS] as number[] | undefined) ?? []),
 	];
+}
+
+/**
+ * The patterns of the number types (fixed line, mobile, toll free...), kept for the plans the
+ * compact metadata keeps them for (countries sharing a calling code, non-geographic codes): there
+ * they decide the country and isValid. A type without its own lengths has the plan's.
+ */
+function types(value: unknown, planLengths: number[]): PhonePlan[8] {
+	if (!Array.isArray(value)) return [];
+	return value
+		.map((type: unknown) =>
+			Array.isArray(type) && typeof type[0] === 'string' && type[0] !== ''
+				? `${(type[1] as number[] | undefined) ?? planLengths}:${type[0]}`
+				: '',
+		)
+		.filter((type) => type !== '');
 }
 
 export function libraryVersion(): string {
@@ -96,9 +114,10 @@ export async function phoneMetadataSource(): Promise<string> {
 /**
  * One numbering plan: calling code, English name, international call prefix (pattern), national
  * number pattern, possible national number lengths, national prefix for parsing (pattern), its
- * transformation, and the leading digits that select this country among those sharing its code.
+ * transformation, the leading digits that select this country among those sharing its code, and
+ * (where libphonenumber's compact metadata has them) its number types as "lengths:pattern".
  */
-export type PhonePlan = [string, string, string, string, number[], string, string, string];
+export type PhonePlan = [string, string, string, string, number[], string, string, string, string[]];
 
 export interface PhoneMetadata {
 	source: string;

@@ -13,6 +13,7 @@ type LibraryPlan = unknown[];
 const metadata = libraryMetadata as unknown as {
 	country_calling_codes: Record<string, string[]>;
 	countries: Record<string, LibraryPlan>;
+	nonGeographic: Record<string, LibraryPlan>;
 };
 
 /**
@@ -28,7 +29,7 @@ export function libraryCountry(value: string): CountryCode | undefined | null {
 	const main = /^(\+|00)?\d{1,3}$/.test(text)
 		? metadata.country_calling_codes[text.replace(/^(\+|00)/, '')]?.[0]
 		: undefined;
-	return main && main !== '001' ? (main as CountryCode) : null;
+	return main ? (main as CountryCode) : null;
 }
 
 export interface LibraryReading {
@@ -36,6 +37,8 @@ export interface LibraryReading {
 	e164?: string;
 	/** Whether the library finds its length possible for its country. */
 	possible: boolean;
+	/** Whether the library finds it a valid number of its country (isValid). */
+	valid: boolean;
 }
 
 /**
@@ -47,13 +50,16 @@ export function libraryReading(text: string, defaultCountry?: CountryCode): Libr
 	const asked = defaultCountry ? text : text.replace(/^(\D*)00/, '$1+');
 	try {
 		const number = parsePhoneNumber(asked, defaultCountry ? { defaultCountry } : {});
-		return { e164: number.number, possible: number.isPossible() };
+		return { e164: number.number, possible: number.isPossible(), valid: number.isValid() };
 	} catch {
-		return { possible: false };
+		return { possible: false, valid: false };
 	}
 }
 
 export const EXAMPLE_COUNTRIES = Object.keys(examples) as CountryCode[];
+
+/** Calling codes of no country (+800 freephone, +882 networks...). */
+export const NON_GEOGRAPHIC_CALLING_CODES = Object.keys(metadata.nonGeographic);
 
 /** The digits a country dials before a calling code (00, 011, 8 10...), when it has one to write. */
 function internationalPrefix(country: CountryCode): string | undefined {
@@ -138,8 +144,8 @@ export interface Verdict extends WrittenNumber {
 }
 
 /**
- * Right: sends the number the library reads, and the library finds it possible. Refused: sends
- * nothing. Wrong: sends anything else. A Default Country the library cannot resolve means the
+ * Right: sends the number the library reads, and the library finds it possible and valid.
+ * Refused: sends nothing. Wrong: sends anything else. A Default Country the library cannot resolve means the
  * library reads the number without one.
  */
 export function judge(normalise: Normaliser, written: WrittenNumber): Verdict {
@@ -147,7 +153,11 @@ export function judge(normalise: Normaliser, written: WrittenNumber): Verdict {
 	const library = libraryReading(written.text, country);
 	const sent = normalise(written.text, written.defaultCountry);
 	const outcome =
-		sent === undefined ? 'refused' : sent === library.e164 && library.possible ? 'right' : 'wrong';
+		sent === undefined
+			? 'refused'
+			: sent === library.e164 && library.possible && library.valid
+				? 'right'
+				: 'wrong';
 	return { ...written, sent, library, outcome };
 }
 

@@ -24,9 +24,10 @@ interface Plan {
 	nationalPrefixForParsing: string;
 	nationalPrefixTransformRule: string;
 	leadingDigits: string;
+	/** Number types (fixed line, mobile...), where the data keeps them: they decide validity. */
+	types: Array<{ lengths: number[]; pattern: string }>;
 }
 
-const NON_GEOGRAPHIC = '001';
 // libphonenumber's bounds: longer input is not a phone number; national numbers have 2 to 17 digits.
 const MAX_INPUT_LENGTH = 250;
 const MIN_NATIONAL_LENGTH = 2;
@@ -42,6 +43,7 @@ function toPlan([
 	nationalPrefixForParsing,
 	nationalPrefixTransformRule,
 	leadingDigits,
+	types,
 ]: PhonePlan): Plan {
 	return {
 		callingCode,
@@ -52,6 +54,13 @@ function toPlan([
 		nationalPrefixForParsing,
 		nationalPrefixTransformRule,
 		leadingDigits,
+		types: types.map((type) => {
+			const separator = type.indexOf(':');
+			return {
+				lengths: type.slice(0, separator).split(',').map(Number),
+				pattern: type.slice(separator + 1),
+			};
+		}),
 	};
 }
 
@@ -63,9 +72,9 @@ function countryPlan(country: string): Plan | undefined {
 /** The plan libphonenumber selects for a calling code: its main country's, or the non-geographic one. */
 function callingCodePlan(callingCode: string): Plan | undefined {
 	const main = PHONE_METADATA.callingCodes[callingCode]?.[0];
-	if (main === undefined) return undefined;
-	const plan = main === NON_GEOGRAPHIC ? PHONE_METADATA.nonGeographic[callingCode] : undefined;
-	return plan ? toPlan(plan) : countryPlan(main);
+	if (main !== undefined) return countryPlan(main);
+	const nonGeographic = PHONE_METADATA.nonGeographic[callingCode];
+	return nonGeographic ? toPlan(nonGeographic) : undefined;
 }
 
 const matchesEntirely = (text: string, pattern: string) =>
@@ -83,21 +92,42 @@ function checkLength(nationalNumber: string, plan: Plan): LengthCheck {
 	return lengths.includes(length) ? 'IS_POSSIBLE' : 'INVALID_LENGTH';
 }
 
-/** getCountryByCallingCode (with the compact rules, leading digits tell shared codes apart). */
+/** getNumberType, as far as "has a type" goes: the number fits one of the plan's number types. */
+function hasNumberType(nationalNumber: string, plan: Plan): boolean {
+	return (
+		matchesEntirely(nationalNumber, plan.nationalNumberPattern) &&
+		plan.types.some(
+			({ lengths, pattern }) =>
+				lengths.includes(nationalNumber.length) && matchesEntirely(nationalNumber, pattern),
+		)
+	);
+}
+
+/** isValid: a number type fits, or (where the data keeps no types) the plan's number pattern. */
+function isValidNumber(nationalNumber: string, plan: Plan): boolean {
+	return plan.types.length > 0
+		? hasNumberType(nationalNumber, plan)
+		: matchesEntirely(nationalNumber, plan.nationalNumberPattern);
+}
+
+/** getCountryByCallingCode: which of the countries sharing a calling code a number belongs to. */
 function countryByCallingCode(callingCode: string, nationalNumber: string): string | undefined {
 	const countries = PHONE_METADATA.callingCodes[callingCode];
 	if (!countries) return undefined;
 	if (countries.length === 1) return countries[0];
 	return countries.find((country) => {
-		const leadingDigits = countryPlan(country)?.leadingDigits;
-		return leadingDigits ? nationalNumber.search(new RegExp(leadingDigits)) === 0 : false;
+		const plan = countryPlan(country);
+		if (!plan) return false;
+		return plan.leadingDigits
+			? nationalNumber.search(new RegExp(plan.leadingDigits)) === 0
+			: hasNumberType(nationalNumber, plan);
 	});
 }
 
 /** The plan that decides a number's possible lengths: its exact country's, else the code's. */
 function lengthPlan(plan: Plan, nationalNumber: string): Plan {
 	const country = countryByCallingCode(plan.callingCode, nationalNumber);
-	return (country && country !== NON_GEOGRAPHIC && countryPlan(country)) || plan;
+	return (country && countryPlan(country)) || plan;
 }
 
 /** extractNationalNumberFromPossiblyIncompleteNumber: drops (or transforms) the national prefix. */
@@ -174,7 +204,7 @@ function splitCallingCode(digits: string, defaultPlan: Plan | undefined): Split 
 	if (international[1] !== '0') {
 		for (let end = 2; end - 1 <= MAX_CALLING_CODE_LENGTH && end <= international.length; end++) {
 			const callingCode = international.slice(1, end);
-			if (PHONE_METADATA.callingCodes[callingCode]) {
+			if (PHONE_METADATA.callingCodes[callingCode] || PHONE_METADATA.nonGeographic[callingCode]) {
 				return { callingCode, rest: international.slice(end) };
 			}
 		}
@@ -253,7 +283,7 @@ export function resolveDefaultCountry(raw: unknown): DefaultCountry {
 	} else if (/^(\+|00)?\d{1,3}$/.test(text)) {
 		const callingCode = text.replace(/^(\+|00)/, '');
 		const main = PHONE_METADATA.callingCodes[callingCode]?.[0];
-		if (main !== undefined && main !== NON_GEOGRAPHIC) return { country: main };
+		if (main !== undefined) return { country: main };
 	}
 	return {
 		problem: `the Default Country "${text.slice(0, 20)}" is neither a country's two-letter code (e.g. GB, US) nor a country calling code (e.g. 44, 1)`,
@@ -269,25 +299,39 @@ function lengthsText(lengths: number[]): string {
 	return `${list} digits`;
 }
 
-function wrongLength(nationalNumber: string, plan: Plan, national: boolean): string {
+function place(plan: Plan, national: boolean): string {
 	const where = plan.name ? `${plan.name} (+${plan.callingCode})` : `+${plan.callingCode}`;
-	const digits = `${nationalNumber.length} digits, its numbers have ${lengthsText(plan.possibleLengths)}`;
-	return national
-		? `is not a possible number of ${where}, the Default Country (${digits}): check it, or if it is from another country write it with + and that country's code (e.g. +44 20 7946 0958)`
-		: `is not a possible number of ${where} (${digits} after +${plan.callingCode}): check it`;
+	return national ? `${where}, the Default Country` : where;
+}
+
+// A national number that does not fit may be another country's: say how to write that one.
+const ANOTHER_COUNTRY =
+	"if it is from another country, write it with + and that country's code (e.g. +44 20 7946 0958)";
+
+function wrongLength(nationalNumber: string, plan: Plan, national: boolean): string {
+	const lengths = `${nationalNumber.length} digits, its numbers have ${lengthsText(plan.possibleLengths)}`;
+	const fix = national ? `check it, or ${ANOTHER_COUNTRY}` : 'check it';
+	return `is not a possible number of ${place(plan, national)} (${lengths}): ${fix}`;
+}
+
+function notANumberThere(e164: string, plan: Plan, national: boolean): string {
+	const read = `+${plan.callingCode} ${e164.slice(plan.callingCode.length + 1)}`;
+	const fix = national ? `check it, or ${ANOTHER_COUNTRY}` : 'check it';
+	return `is not a valid number of ${place(plan, national)}: read as ${read}, which is not how its numbers start: ${fix}`;
 }
 
 /**
  * The E.164 form of a number written the way people write them: international (+, or the
  * international call prefix of the default country: 00, 011, 8 10...) or national, completed
  * with the Default Country (national prefix dropped or transformed as that country does). With
- * `checkLength`, a number whose length its country never uses is refused with the lengths it
- * allows.
+ * `validate` (Validate Phone), a number its country cannot have is refused: a length it never
+ * uses (the message gives the lengths it does), or digits outside its numbering plan
+ * (libphonenumber's isValid with this data).
  */
 export function normalizePhone(
 	raw: string,
 	defaultCountry?: unknown,
-	{ checkLength: checkPossible = true }: { checkLength?: boolean } = {},
+	{ validate = true }: { validate?: boolean } = {},
 ): PhoneResult {
 	const part = numberPart(raw);
 	if ('problem' in part) return { ok: false, reason: part.problem };
@@ -317,11 +361,14 @@ export function normalizePhone(
 	if (nationalNumber.length > MAX_NATIONAL_LENGTH) {
 		return { ok: false, reason: 'is too long to be a phone number' };
 	}
-	const lengths = lengthPlan(plan, nationalNumber);
-	if (checkPossible && checkLength(nationalNumber, lengths) !== 'IS_POSSIBLE') {
-		return { ok: false, reason: wrongLength(nationalNumber, lengths, national) };
-	}
 	const e164 = `+${plan.callingCode}${nationalNumber}`;
+	const rules = lengthPlan(plan, nationalNumber);
+	if (validate && checkLength(nationalNumber, rules) !== 'IS_POSSIBLE') {
+		return { ok: false, reason: wrongLength(nationalNumber, rules, national) };
+	}
+	if (validate && !isValidNumber(nationalNumber, rules)) {
+		return { ok: false, reason: notANumberThere(e164, rules, national) };
+	}
 	if (!E164_PATTERN.test(e164)) {
 		return { ok: false, reason: `is not a valid E.164 number after normalisation ("${e164}")` };
 	}

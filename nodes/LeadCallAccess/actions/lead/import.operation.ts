@@ -109,7 +109,7 @@ function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDataObjec
 		);
 	}
 	const validate = options.validatePhone !== false;
-	const normalized = normalizePhone(rawPhone, options.defaultCountryCode, { checkLength: validate });
+	const normalized = normalizePhone(rawPhone, options.defaultCountryCode, { validate });
 	if (!normalized.ok && validate) {
 		const problem = `"${preview(rawPhone)}" ${normalized.reason}`;
 		throw fieldError(this, itemIndex, 'phone_e164', 'Phone (E.164)', problem);
