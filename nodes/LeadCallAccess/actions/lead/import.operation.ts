@@ -30,13 +30,14 @@ const properties: INodeProperties[] = [
 	clearFieldsProperty,
 	optionsCollection([
 		{
-			displayName: 'Default Country Code',
+			// Named "Code" since it took calling codes only; the name stays so saved workflows load.
+			displayName: 'Default Country',
 			name: 'defaultCountryCode',
 			type: 'string',
 			default: '',
-			placeholder: 'e.g. 1',
+			placeholder: 'e.g. US or 1',
 			description:
-				'Country calling code added to numbers written without one, e.g. 1 turns (415) 555-2671 into +14155552671, 44 turns 020 7946 0958 into +442079460958',
+				"Country of numbers written without a country code, as its two-letter code (US, GB, HU) or calling code (1, 44, 36). The number is read as that country writes it: with US, (415) 555-2671 becomes +14155552671; with HU, 06 20 123 4567 becomes +36201234567. A calling code shared by several countries reads numbers as its main country does (1: US, 7: Russia, 44: GB).",
 		},
 		{
 			displayName: 'Validate Phone',
@@ -44,7 +45,7 @@ const properties: INodeProperties[] = [
 			type: 'boolean',
 			default: true,
 			description:
-				'Whether to check the number is valid E.164 before sending it. An invalid number then fails its item without using a request from the rate limit.',
+				"Whether to check the number before sending it: a length or a start its country's numbers never have fails the item without using a request from the rate limit, and the message gives the lengths the country allows",
 		},
 	]),
 ];
