@@ -37,6 +37,8 @@ export interface ApiRequest {
 	body?: IDataObject;
 	/** Return 3xx answers instead of failing (a recording may be served as a redirect). */
 	acceptRedirect?: boolean;
+	/** Error statuses the caller reads as answers (a recording's 404), returned instead of thrown. */
+	answerStatuses?: readonly number[];
 }
 
 /** Per-request limits, set from the node's "Options". */
@@ -82,7 +84,10 @@ async function getContextCredential(this: ApiContext): Promise<ContextCredential
 		return await credential;
 	} catch (error) {
 		if (error instanceof ConnectionSettingsError) {
-			throw new NodeOperationError(this.getNode(), error.message, { level: 'warning' });
+			throw new NodeOperationError(this.getNode(), error.message, {
+				level: 'warning',
+				failure: { cause: 'credential-invalid' },
+			});
 		}
 		throw new NodeOperationError(this.getNode(), error as Error);
 	}
@@ -193,6 +198,7 @@ export async function apiRequest(
 	const retries = newRetryState();
 	for (;;) {
 		const answer = await attempt.call(this, budget, options, decrypted);
+		if ('raw' in answer && request.answerStatuses?.includes(answer.statusCode)) return answer;
 		const outcome = 'raw' in answer ? { ...answer, accept3xx: request.acceptRedirect } : answer;
 		const decision = decideRetry(outcome, retries, policy, Date.now());
 
@@ -206,9 +212,15 @@ export async function apiRequest(
 						policy.timeoutMs,
 						decision.attempts,
 					)
-				: decision.rateLimitAskedMs !== undefined
-					? rateLimitError(node, retries.rateLimitWaitedMs, decision.rateLimitAskedMs)
-					: errorFromResponse(node, answer, request.operation, decision.attempts);
+				: answer.statusCode === 429 && decision.askedWaitMs !== undefined
+					? rateLimitError(node, retries.rateLimitWaitedMs, decision.askedWaitMs)
+					: errorFromResponse(
+							node,
+							answer,
+							request.operation,
+							decision.attempts,
+							decision.askedWaitMs,
+						);
 		}
 		// A 429 holds back every request of the key in this process, not only this one.
 		if (decision.rateLimited) budget.pauseUntil(Date.now() + decision.waitMs);
