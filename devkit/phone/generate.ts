@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 /** `npm run phone:metadata`: rewrites the node's phone rules from the installed libphonenumber-js. */
 import { writeFileSync } from 'fs';
 import { format, resolveConfig } from 'prettier';

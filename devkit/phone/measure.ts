@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * `npm run phone:measure [-- <phone.ts of another version>]`: right / refused / wrong over every
  * example number libphonenumber-js ships, in every written form (devkit/phone/oracle.ts), by form.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The phone-number rules Import Lead needs, taken from libphonenumber-js's metadata at
  * development time. The node ships no runtime dependencies, so `npm run phone:metadata` writes
@@ -128,6 +129,8 @@ export interface PhoneMetadata {
 	nonGeographic: Record<string, PhonePlan>;
 }
 
+// One plan per line, as generated: smaller in the package than one value per line.
+// prettier-ignore
 export const PHONE_METADATA: PhoneMetadata = {
 	source: ${JSON.stringify(metadata.source)},
 	callingCodes: {

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Import Lead's phone numbers against libphonenumber-js: every example number the library
  * ships, written nationally, internationally, with 00 or the country's own international call
