@@ -1,6 +1,10 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
+import libraryMetadata from 'libphonenumber-js/metadata.min.json';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
 import { DEMO_KEYS } from '../../devkit/emulator';
 import { libraryCountry, libraryReading } from '../../devkit/phone/oracle';
+import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
 import { leads, run, useEmulator, workflowFrom } from './fixtures';
 
 describe('Import Lead through the execution engine', () => {
@@ -109,6 +113,39 @@ describe('Import Lead through the execution engine', () => {
 			return reading.possible && reading.valid ? reading.e164 : 'not a valid number';
 		});
 		expect(apiBodies().map((body) => body.phone_e164)).toEqual(expected);
+	});
+
+	test.each([
+		[2, '36', 'the text field saved by versions 1 and 2: a calling code'],
+		[2, 'hu', 'the text field: a two-letter code'],
+		[3, 'HU', 'the list of version 3'],
+		[3, '={{ "36" }}', 'an expression giving a calling code in version 3'],
+	])('version %i Default Country %j (%s)', async (version, defaultCountryCode) => {
+		const workflow = workflowFrom('importLeads', {
+			items: [{ phone: '06 20 123 4567' }],
+			parameters: { options: { defaultCountryCode } },
+		});
+		workflow.nodes.find((node) => node.name === 'Import Lead')!.typeVersion = version;
+		const result = await run(workflow, credentials());
+		expect(result.errors).toEqual([]);
+		expect(apiBodies().map((body) => body.phone_e164)).toEqual([
+			libraryReading('06 20 123 4567', 'HU').e164,
+		]);
+	});
+
+	test('version 3 lists every country libphonenumber knows, by name, for Default Country', () => {
+		const options = new LeadCallAccess().description.properties.find(
+			(property) => property.name === 'options' && property.type === 'collection',
+		)?.options as INodeProperties[];
+		const list = options.find(
+			(option) => option.name === 'defaultCountryCode' && option.type === 'options',
+		);
+		const values = (list?.options as INodePropertyOptions[]).map((option) => option.value);
+		expect(values).toContain('');
+		expect(values.filter((value) => value !== '').sort()).toEqual(
+			Object.keys(libraryMetadata.countries).sort(),
+		);
+		expect(list?.options).toContainEqual({ name: 'Hungary (+36)', value: 'HU' });
 	});
 
 	test('a number its country cannot have fails its item before any request, with the lengths allowed', async () => {

@@ -290,6 +290,16 @@ export function resolveDefaultCountry(raw: unknown): DefaultCountry {
 	};
 }
 
+/** The countries libphonenumber knows, by name, for the editor's Default Country list. */
+export function countryOptions(): Array<{ name: string; value: string }> {
+	return Object.entries(PHONE_METADATA.countries)
+		.map(([country, [callingCode, name]]) => ({
+			name: `${name} (+${callingCode})`,
+			value: country,
+		}))
+		.sort((a, b) => a.name.localeCompare(b.name));
+}
+
 /** "8 or 9 digits", "10 digits", "5, 7 or 9 digits" */
 function lengthsText(lengths: number[]): string {
 	const list =

@@ -6,13 +6,42 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { normalizePhone } from '../../helpers/phone';
+import { countryOptions, normalizePhone } from '../../helpers/phone';
 import type { OptionalField } from './fields';
 import { OPTIONAL_FIELDS, additionalFieldsProperty, clearFieldsProperty } from './fields';
 import { apiRequest } from '../../../shared/transport';
 import { VALIDATION_DETAILS } from '../../../shared/transport/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 import { isJsonObject } from '../../../shared/json';
+
+const DEFAULT_COUNTRY_HELP =
+	'The number is read as that country writes it: with United States, (415) 555-2671 becomes +14155552671; with Hungary, 06 20 123 4567 becomes +36201234567.';
+
+/**
+ * Default Country. The parameter keeps its first name, defaultCountryCode, so saved workflows
+ * load: versions 1 and 2 keep the text field (now a two-letter code or a calling code), version 3
+ * lists the countries. Both read the same values, so an expression may give either.
+ */
+const defaultCountryProperties: INodeProperties[] = [
+	{
+		displayName: 'Default Country',
+		name: 'defaultCountryCode',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. US or 1',
+		description: `Country of numbers written without a country code, as its two-letter code (US, GB, HU) or calling code (1, 44, 36). ${DEFAULT_COUNTRY_HELP} A calling code shared by several countries reads numbers as its main country does (1: US, 7: Russia, 44: GB).`,
+		displayOptions: { show: { '@version': [1, 2] } },
+	},
+	{
+		displayName: 'Default Country',
+		name: 'defaultCountryCode',
+		type: 'options',
+		default: '',
+		options: [{ name: 'None', value: '' }, ...countryOptions()],
+		description: `Country of numbers written without a country code. ${DEFAULT_COUNTRY_HELP} In an expression, give its two-letter code (US, HU) or calling code (1, 36).`,
+		displayOptions: { show: { '@version': [{ _cnd: { gte: 3 } }] } },
+	},
+];
 
 const properties: INodeProperties[] = [
 	{
@@ -29,16 +58,7 @@ const properties: INodeProperties[] = [
 	additionalFieldsProperty(2),
 	clearFieldsProperty,
 	optionsCollection([
-		{
-			// Named "Code" since it took calling codes only; the name stays so saved workflows load.
-			displayName: 'Default Country',
-			name: 'defaultCountryCode',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. US or 1',
-			description:
-				"Country of numbers written without a country code, as its two-letter code (US, GB, HU) or calling code (1, 44, 36). The number is read as that country writes it: with US, (415) 555-2671 becomes +14155552671; with HU, 06 20 123 4567 becomes +36201234567. A calling code shared by several countries reads numbers as its main country does (1: US, 7: Russia, 44: GB).",
-		},
+		...defaultCountryProperties,
 		{
 			displayName: 'Validate Phone',
 			name: 'validatePhone',
