@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Runs the workflows in examples/ exactly as users import them, with only what a user would
  * change themselves substituted: the folder n8n may write to, and a credential pointing at the

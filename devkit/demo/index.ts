@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * `npm run demo`: the package inside a real n8n, end to end, on the bundled API emulator.
  * Builds the package, installs n8n 2.40.7 into the cache if needed, installs the packed

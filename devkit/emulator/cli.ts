@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * `npm run emulator`: runs the emulator in the foreground for manual tries and for suites that
  * need it in another process.

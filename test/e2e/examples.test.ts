@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Every workflow in examples/ (except the trigger's, covered by the trigger's own suite), run in
  * a real n8n 2.40.7 with the package installed from its tarball, against the emulator.

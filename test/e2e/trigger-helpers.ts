@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The stage for the trigger's real-n8n suite (trigger.test.ts): one long-lived n8n 2.40.7 with
  * the package installed from its tarball, the API emulator in this process, and trigger

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The "On New Call" polling trigger inside a real n8n 2.40.7, with the package installed from
  * its tarball, against the API emulator. The engine suite (test/engine/trigger.test.ts) covers

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Tests of the emulator itself: the node's suites trust it, so its behaviour must be pinned down.
  * Uses Node's global fetch, real sockets, and ~1 s windows for the rate-limit algorithms.

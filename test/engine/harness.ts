@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Runs workflow JSON through n8n-core's real execution engine (`WorkflowExecute`), with our
  * node and credential loaded the way n8n loads them. Only the stores behind n8n's database are

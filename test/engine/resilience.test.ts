@@ -96,6 +96,22 @@ describe('Rate limits: pacing and Retry-After', () => {
 		expect(emulator().requests).toHaveLength(3);
 	});
 
+	test('Max Retries does not count 429 answers', async () => {
+		emulator().inject({
+			kind: 'status',
+			status: 429,
+			count: 2,
+			retryAfter: '0',
+			path: '/v1/leads',
+		});
+		const result = await run(
+			workflowFrom('importLeads', { items: leads(1), parameters: { options: { maxRetries: 0 } } }),
+			credentials(),
+		);
+		expect(result.success).toHaveLength(1);
+		expect(statuses(emulator().requests)).toEqual([429, 429, 201]);
+	});
+
 	test('two executions using the same key share one budget', async () => {
 		emulator().setRateLimit({ limit: 6, windowMs: 3000, algorithm: 'sliding-log' });
 		const budget = credentials({ requestsPerMinute: 120, rateWindowSeconds: 3 });
@@ -160,6 +176,56 @@ describe('Transient failures: retries with backoff', () => {
 		expect(again.success).toHaveLength(1);
 	});
 
+	test('Max Retries: the pauses between retries grow', async () => {
+		emulator().inject({ kind: 'status', status: 503, count: 3, path: '/v1/leads' });
+		const result = await run(workflowFrom('importLeads', { items: leads(1) }), credentials());
+		expect(result.success).toHaveLength(1);
+		const at = emulator().requests.map((request) => request.at);
+		const pauses = at.slice(1).map((time, index) => time - at[index]);
+		// Backoff with jitter: 250-500 ms, then 500-1000, then 1000-2000.
+		expect(pauses[0]).toBeGreaterThanOrEqual(240);
+		expect(pauses[1]).toBeGreaterThanOrEqual(490);
+		expect(pauses[2]).toBeGreaterThanOrEqual(990);
+	});
+
+	test('Max Rate-Limit Wait does not apply to other failures: a 503 with Retry-After waits as told even at 0', async () => {
+		emulator().inject({
+			kind: 'status',
+			status: 503,
+			count: 2,
+			retryAfter: '1',
+			path: '/v1/leads',
+		});
+		const started = Date.now();
+		const result = await run(
+			workflowFrom('importLeads', {
+				items: leads(1),
+				parameters: { options: { maxRateLimitWait: 0 } },
+			}),
+			credentials(),
+		);
+		expect(result.success).toHaveLength(1);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+	});
+
+	test('a 503 asking to wait longer than 60 s fails the item at once, naming the wait', async () => {
+		emulator().inject({
+			kind: 'status',
+			status: 503,
+			count: 1,
+			retryAfter: '3600',
+			path: '/v1/leads',
+		});
+		const started = Date.now();
+		const result = await run(workflowFrom('importLeads', { items: leads(1) }), credentials());
+		expect(Date.now() - started).toBeLessThan(5000);
+		expect(result.errors).toHaveLength(1);
+		expect(result.errors[0].error).toMatch(
+			/temporarily unavailable \(503\) and asks to retry in 3600 s, longer than the 60 s/,
+		);
+		expect(statuses(emulator().requests)).toEqual([503]);
+	});
+
 	test('a 503 with Retry-After waits as told', async () => {
 		emulator().inject({
 			kind: 'status',
@@ -219,5 +285,67 @@ describe('Transient failures: retries with backoff', () => {
 			{ phone_e164: '+14155550000', name: 'Lead 0' },
 			{ phone_e164: '+14155550001', name: 'Lead 1' },
 		]);
+	});
+});
+
+/**
+ * The cause each error declares (n8n-workflow's `errors/failure`), as n8n 2.x's poll scheduler
+ * reads it from the error a node throws (here: the workflow's error, On Error: Stop).
+ */
+describe('Declared failure causes', () => {
+	const { emulator, credentials } = useEmulator();
+	const failureOf = async (credentialOverrides = {}, options = {}) => {
+		const result = await run(
+			workflowFrom('importLeads', {
+				items: leads(1),
+				onError: 'stopWorkflow',
+				parameters: { options },
+			}),
+			credentials(credentialOverrides),
+		);
+		return (result.error as { failure?: unknown } | undefined)?.failure;
+	};
+
+	test('401: credential-invalid; a malformed key too', async () => {
+		expect(await failureOf({ apiKey: `pf_live_${'x'.repeat(43)}` })).toEqual({
+			cause: 'credential-invalid',
+		});
+		expect(await failureOf({ apiKey: 'not-a-key' })).toEqual({ cause: 'credential-invalid' });
+	});
+
+	test('403: configuration-invalid', async () => {
+		expect(await failureOf({ apiKey: DEMO_KEYS.callsOnly })).toEqual({
+			cause: 'configuration-invalid',
+		});
+	});
+
+	test('429 beyond Max Rate-Limit Wait: rate-limited, with the wait the server asked for', async () => {
+		emulator().inject({
+			kind: 'status',
+			status: 429,
+			count: 5,
+			retryAfter: '7',
+			path: '/v1/leads',
+		});
+		expect(await failureOf({}, { maxRateLimitWait: 1 })).toEqual({
+			cause: 'rate-limited',
+			retryAfterMs: 7000,
+		});
+	});
+
+	test('503 after the retries, or asking for a long wait, and no answer at all: temporarily-unavailable', async () => {
+		emulator().inject({ kind: 'status', status: 503, count: 1, path: '/v1/leads' });
+		expect(await failureOf({}, { maxRetries: 0 })).toEqual({ cause: 'temporarily-unavailable' });
+		emulator().inject({
+			kind: 'status',
+			status: 503,
+			count: 1,
+			retryAfter: '900',
+			path: '/v1/leads',
+		});
+		expect(await failureOf()).toEqual({ cause: 'temporarily-unavailable', retryAfterMs: 900_000 });
+		expect(await failureOf({ baseUrl: 'http://127.0.0.1:9' }, { maxRetries: 0 })).toEqual({
+			cause: 'temporarily-unavailable',
+		});
 	});
 });

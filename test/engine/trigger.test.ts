@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The "On New Call" polling trigger, driven the way n8n drives it: the node's `poll()` runs in
  * n8n-core's real PollContext over a Workflow that keeps its static data between polls (as
@@ -22,8 +23,14 @@ import { LeadCallAccessTrigger } from '../../nodes/LeadCallAccessTrigger/LeadCal
 import type { TrackedCall } from '../../nodes/LeadCallAccessTrigger/calls';
 import type { Position } from '../../nodes/LeadCallAccessTrigger/position';
 import { findNewCalls, findStartCalls } from '../../nodes/LeadCallAccessTrigger/walk';
-import type { CallRecord, Emulator, EmulatorOptions, RecordedRequest } from '../../devkit/emulator';
-import type { ListOrder, PaginationStyle } from '../../devkit/emulator';
+import type {
+	CallRecord,
+	Emulator,
+	EmulatorOptions,
+	ListOrder,
+	PaginationStyle,
+	RecordedRequest,
+} from '../../devkit/emulator';
 import { DEMO_KEYS, PAGE_NUMBER_STYLE, recordingBytes, startEmulator } from '../../devkit/emulator';
 import type { TestCredentials } from './harness';
 import {

@@ -102,8 +102,35 @@ describe('decideRetry', () => {
 		expect(decideRetry(answer(429, { 'retry-after': '5' }), state, limits, now)).toEqual({
 			action: 'fail',
 			attempts: 8,
-			rateLimitAskedMs: 5000,
+			askedWaitMs: 5000,
 		});
 		expect(state.rateLimitWaitedMs).toBe(8250);
+	});
+
+	test('Max Rate-Limit Wait plays no part in transient failures: their waits are neither capped nor counted', () => {
+		const noRateLimitWait = { maxRetries: 2, maxRateLimitWaitMs: 0 };
+		const state = newRetryState();
+		expect(decideRetry(answer(503, { 'retry-after': '30' }), state, noRateLimitWait, now)).toEqual({
+			action: 'retry',
+			waitMs: 30_000,
+			rateLimited: false,
+		});
+		const backoff = decideRetry({ networkErrorCode: 'ECONNRESET' }, state, noRateLimitWait, now);
+		expect(backoff).toMatchObject({ action: 'retry' });
+		expect((backoff as { waitMs: number }).waitMs).toBeGreaterThanOrEqual(500);
+		expect(state.rateLimitWaitedMs).toBe(0);
+	});
+
+	test("a transient failure's Retry-After beyond 60 s fails at once, with the wait it asked for", () => {
+		const state = newRetryState();
+		expect(decideRetry(answer(503, { 'retry-after': '60' }), state, limits, now)).toMatchObject({
+			action: 'retry',
+			waitMs: 60_000,
+		});
+		expect(decideRetry(answer(503, { 'retry-after': '3600' }), state, limits, now)).toEqual({
+			action: 'fail',
+			attempts: 2,
+			askedWaitMs: 3_600_000,
+		});
 	});
 });

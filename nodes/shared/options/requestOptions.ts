@@ -2,11 +2,18 @@ import type { IExecuteFunctions, INodeProperties, IPollFunctions } from 'n8n-wor
 
 import type { RequestPolicy } from '../transport';
 import { DEFAULT_REQUEST_POLICY } from '../transport';
+import { RETRY_POLICY } from '../transport/retryPolicy';
 import { nodeParameter } from './nodeParameter';
 
+const { defaultMaxRetries } = RETRY_POLICY;
+const defaultMaxRateLimitWaitSeconds = RETRY_POLICY.defaultMaxRateLimitWaitMs / 1000;
+const defaultTimeoutSeconds = RETRY_POLICY.defaultTimeoutMs / 1000;
+const serverErrorWaitSeconds = RETRY_POLICY.maxServerErrorRetryAfterMs / 1000;
+
 /**
- * Options every operation offers, added to each operation's "Options" collection.
- * The defaults repeat DEFAULT_REQUEST_POLICY as literals: n8n reads them statically.
+ * Options every operation offers, added to each operation's "Options" collection. Each
+ * description says all its option does (test/engine/resilience.test.ts checks each sentence);
+ * the defaults come from RETRY_POLICY, their only copy.
  */
 const requestOptionFields: INodeProperties[] = [
 	{
@@ -14,25 +21,24 @@ const requestOptionFields: INodeProperties[] = [
 		name: 'maxRateLimitWait',
 		type: 'number',
 		typeOptions: { minValue: 0 },
-		default: 300,
+		default: defaultMaxRateLimitWaitSeconds,
 		description:
-			'When the API answers 429 (rate limited), the node waits as long as it asks and retries. This caps the total wait for one request; past it the item fails with a clear error.',
+			'When the API answers 429 (rate limited), the node waits as long as it asks and retries. This caps the total time one request waits on 429 answers; past it the item fails with a clear error. It does not apply to other failures.',
 	},
 	{
 		displayName: 'Max Retries',
 		name: 'maxRetries',
 		type: 'number',
 		typeOptions: { minValue: 0, maxValue: 10 },
-		default: 5,
-		description:
-			'How many times to retry after a temporary failure (503, 502, 504, connection reset, timeout), with growing pauses in between',
+		default: defaultMaxRetries,
+		description: `How many times to retry a request after a temporary failure (500, 502, 503, 504, 408, connection reset, timeout), with growing pauses in between. When the API asks to wait (Retry-After) up to ${serverErrorWaitSeconds} seconds, the node waits that long; if it asks for longer, the item fails at once, naming the wait. 429 answers do not count here.`,
 	},
 	{
 		displayName: 'Timeout (Seconds)',
 		name: 'timeout',
 		type: 'number',
 		typeOptions: { minValue: 1 },
-		default: 60,
+		default: defaultTimeoutSeconds,
 		description: 'How long to wait for the API to answer one request before retrying it',
 	},
 ];

@@ -3,7 +3,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import type { RequestPolicy } from './index';
 import { pause } from './index';
-import { networkErrorCode } from './errors';
+import { failureOf, networkErrorCode } from './errors';
 import { decideRetry, isRetryableStatus, newRetryState } from './retryPolicy';
 
 export interface DownloadedFile {
@@ -60,6 +60,11 @@ export async function downloadSignedFile<T>(
 			message,
 			description,
 			httpCode: httpCode === undefined ? undefined : String(httpCode),
+			// The file host is down or overloaded (its 429 included): a wait can help.
+			failure:
+				httpCode === undefined || httpCode === 429 || isRetryableStatus(httpCode)
+					? failureOf(undefined)
+					: undefined,
 		});
 
 	for (;;) {

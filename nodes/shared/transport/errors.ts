@@ -1,7 +1,8 @@
-import type { INode, JsonObject } from 'n8n-workflow';
+import type { Failure, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { ApiResponse } from './response';
+import { RETRY_POLICY } from './retryPolicy';
 
 export type ApiOperation = 'importLead' | 'listCalls' | 'getRecording';
 
@@ -86,12 +87,36 @@ function validationError(
 	return error;
 }
 
-/** Maps a final (non-retried) error response to an error that says what to do. */
+/**
+ * Why a request failed, declared on the error (n8n-workflow's `errors/failure`): n8n 2.x's poll
+ * scheduler backs a failing trigger off by it (a revoked key is not polled every minute). n8n
+ * 1.x's errors take no such option and ignore it.
+ */
+export function failureOf(
+	statusCode: number | undefined,
+	askedWaitMs?: number,
+): Failure | undefined {
+	const wait = askedWaitMs === undefined ? {} : { retryAfterMs: askedWaitMs };
+	if (statusCode === 429) return { cause: 'rate-limited', ...wait };
+	if (statusCode === 401) return { cause: 'credential-invalid' };
+	if (statusCode === 403) return { cause: 'configuration-invalid' };
+	// No answer at all (network), or a transient server failure.
+	if (statusCode === undefined || statusCode === 408 || statusCode >= 500) {
+		return { cause: 'temporarily-unavailable', ...wait };
+	}
+	return undefined;
+}
+
+/**
+ * Maps a final error response to an error that says what to do. `askedWaitMs`: the server's
+ * Retry-After on a transient failure, when longer than the node waits.
+ */
 export function errorFromResponse(
 	node: INode,
 	response: ApiResponse,
 	operation: ApiOperation,
 	attempts: number,
+	askedWaitMs?: number,
 ): NodeApiError {
 	const { statusCode } = response;
 	if (statusCode === 422) return validationError(node, response, operation);
@@ -110,6 +135,9 @@ export function errorFromResponse(
 			`Add the ${scope} scope to the key in the desktop app (Settings > Developers) or use a key that has it. ${description ?? ''}`.trim();
 	} else if (statusCode === 404) {
 		message = `Not found (404)${said ? `: ${said}` : ''}`;
+	} else if ((statusCode >= 500 || statusCode === 408) && askedWaitMs !== undefined) {
+		message = `The API is temporarily unavailable (${statusCode}) and asks to retry in ${seconds(askedWaitMs)}, longer than the ${seconds(RETRY_POLICY.maxServerErrorRetryAfterMs)} the node waits after a server error`;
+		description = `Try again after that time. ${description ?? ''}`.trim();
 	} else if (statusCode >= 500 || statusCode === 408) {
 		const tries = attempts === 1 ? '1 attempt' : `${attempts} attempts`;
 		message = `The API is temporarily unavailable (${statusCode}) and still failed after ${tries}`;
@@ -123,16 +151,21 @@ export function errorFromResponse(
 		message,
 		description,
 		httpCode: String(statusCode),
+		failure: failureOf(statusCode, askedWaitMs),
 	});
 }
+
+/** `3600000` -> `3600 s` */
+const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
 
 /** The 429 asked for a wait beyond the item's Max Rate-Limit Wait. */
 export function rateLimitError(node: INode, waitedMs: number, askedMs: number): NodeApiError {
 	return new NodeApiError(node, { status: 429 } as JsonObject, {
-		message: `Rate limit still exceeded (429) after waiting ${Math.round(waitedMs / 1000)} s; the server asks for another ${Math.round(askedMs / 1000)} s, more than the Max Rate-Limit Wait option allows`,
+		message: `Rate limit still exceeded (429) after waiting ${seconds(waitedMs)}; the server asks for another ${seconds(askedMs)}, more than the Max Rate-Limit Wait option allows`,
 		description:
 			"Another client may be using the same API key, or the credential's Requests per Minute is higher than the key's real limit. Lower it, or raise Max Rate-Limit Wait.",
 		httpCode: '429',
+		failure: failureOf(429, askedMs),
 	});
 }
 
@@ -174,5 +207,6 @@ export function networkError(
 	return new NodeApiError(node, { message } as JsonObject, {
 		message,
 		description: 'Check the Base URL and that the service is reachable, then try again.',
+		failure: failureOf(undefined),
 	});
 }

@@ -82,7 +82,10 @@ async function getContextCredential(this: ApiContext): Promise<ContextCredential
 		return await credential;
 	} catch (error) {
 		if (error instanceof ConnectionSettingsError) {
-			throw new NodeOperationError(this.getNode(), error.message, { level: 'warning' });
+			throw new NodeOperationError(this.getNode(), error.message, {
+				level: 'warning',
+				failure: { cause: 'credential-invalid' },
+			});
 		}
 		throw new NodeOperationError(this.getNode(), error as Error);
 	}
@@ -206,9 +209,15 @@ export async function apiRequest(
 						policy.timeoutMs,
 						decision.attempts,
 					)
-				: decision.rateLimitAskedMs !== undefined
-					? rateLimitError(node, retries.rateLimitWaitedMs, decision.rateLimitAskedMs)
-					: errorFromResponse(node, answer, request.operation, decision.attempts);
+				: answer.statusCode === 429 && decision.askedWaitMs !== undefined
+					? rateLimitError(node, retries.rateLimitWaitedMs, decision.askedWaitMs)
+					: errorFromResponse(
+							node,
+							answer,
+							request.operation,
+							decision.attempts,
+							decision.askedWaitMs,
+						);
 		}
 		// A 429 holds back every request of the key in this process, not only this one.
 		if (decision.rateLimited) budget.pauseUntil(Date.now() + decision.waitMs);

@@ -1,11 +1,23 @@
 /**
  * The whole retry policy in one place (modelled on ky's `retry` option): from the outcome of
  * one attempt, `decideRetry` says whether the request is done, should wait and try again, or
- * has failed. API requests and recording downloads both ask it.
+ * has failed. API requests and recording downloads both ask it. Two separate budgets:
+ * - 429 (rate limited): retried while the total waited on 429s stays within Max Rate-Limit Wait;
+ *   it never spends Max Retries.
+ * - transient failures (5xx, 408, resets, timeouts): at most Max Retries retries, each after the
+ *   server's Retry-After (up to `maxServerErrorRetryAfterMs`) or an exponential backoff; Max
+ *   Rate-Limit Wait plays no part.
+ * The defaults here are the only copy: the node's option fields read them.
  */
 export const RETRY_POLICY = {
 	/** Retries for transient failures (5xx, resets, timeouts). 429 does not use this budget. */
 	defaultMaxRetries: 5,
+	/**
+	 * The longest Retry-After honoured on a transient failure (503 for maintenance...). A server
+	 * asking for more fails the item at once, naming the wait it asked for, instead of holding
+	 * the workflow for an hour.
+	 */
+	maxServerErrorRetryAfterMs: 60_000,
 	/** 429 is retried until its total wait per request exceeds the "Max Rate-Limit Wait" option. */
 	rateLimitStatusCode: 429,
 	/** A floor, so "Retry-After: 0" answered again and again cannot become a request storm. */
@@ -52,8 +64,11 @@ export interface RetryState {
 export type RetryDecision =
 	| { action: 'done' }
 	| { action: 'retry'; waitMs: number; rateLimited: boolean }
-	/** `rateLimitAskedMs`: the 429 asked for a wait beyond Max Rate-Limit Wait. */
-	| { action: 'fail'; attempts: number; rateLimitAskedMs?: number };
+	/**
+	 * `askedWaitMs`: the server asked for a wait the policy does not grant (a 429's beyond Max
+	 * Rate-Limit Wait, a transient failure's beyond `maxServerErrorRetryAfterMs`).
+	 */
+	| { action: 'fail'; attempts: number; askedWaitMs?: number };
 
 export const newRetryState = (): RetryState => ({
 	failures: 0,
@@ -70,10 +85,12 @@ export function decideRetry(
 	const retryTransient = (serverWaitMs?: number): RetryDecision => {
 		state.failures++;
 		if (state.failures > limits.maxRetries) return { action: 'fail', attempts: state.failures };
-		const waitMs = serverWaitMs ?? backoffDelayMs(state.failures);
+		if (serverWaitMs !== undefined && serverWaitMs > RETRY_POLICY.maxServerErrorRetryAfterMs) {
+			return { action: 'fail', attempts: state.failures, askedWaitMs: serverWaitMs };
+		}
 		return {
 			action: 'retry',
-			waitMs: Math.min(waitMs, limits.maxRateLimitWaitMs),
+			waitMs: serverWaitMs ?? backoffDelayMs(state.failures),
 			rateLimited: false,
 		};
 	};
@@ -92,7 +109,7 @@ export function decideRetry(
 			RETRY_POLICY.minRateLimitWaitMs,
 		);
 		if (state.rateLimitWaitedMs + waitMs > limits.maxRateLimitWaitMs) {
-			return { action: 'fail', attempts: state.rateLimitHits, rateLimitAskedMs: waitMs };
+			return { action: 'fail', attempts: state.rateLimitHits, askedWaitMs: waitMs };
 		}
 		state.rateLimitWaitedMs += waitMs;
 		return { action: 'retry', waitMs, rateLimited: true };
