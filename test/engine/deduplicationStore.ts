@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * n8n's deduplication store for the engine suite: an in-memory `IDataDeduplicator` behind
  * n8n-core's real `DataDeduplicationService` (which `this.helpers.checkProcessedAndRecord` and

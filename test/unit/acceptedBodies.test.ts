@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/require-node-api-error -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The accepted-bodies protocol (nodes/shared/acceptedBodies.ts) against the engine suite's
  * in-memory n8n deduplication store, with the process killed at random store calls and a
