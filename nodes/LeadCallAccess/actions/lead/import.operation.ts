@@ -13,6 +13,7 @@ import { apiRequest } from '../../../shared/transport';
 import { VALIDATION_DETAILS } from '../../../shared/transport/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 import { isJsonObject } from '../../../shared/json';
+import { skipDecision, skipUnchangedOption } from './skipUnchanged';
 
 const DEFAULT_COUNTRY_HELP =
 	'The number is read as that country writes it: with United States, (415) 555-2671 becomes +14155552671; with Hungary, 06 20 123 4567 becomes +36201234567.';
@@ -67,6 +68,7 @@ const properties: INodeProperties[] = [
 			description:
 				"Whether to check the number before sending it: a length or a start its country's numbers never have fails the item without using a request from the rate limit, and the message gives the lengths the country allows",
 		},
+		skipUnchangedOption,
 	]),
 ];
 
@@ -167,12 +169,17 @@ export async function execute(
 	itemIndex: number,
 ): Promise<INodeExecutionData[]> {
 	const body = buildLeadImport.call(this, itemIndex);
+	const decision = await skipDecision(this, itemIndex, (index) =>
+		buildLeadImport.call(this, index),
+	);
+	if (decision.skip) return [{ json: decision.mark(body), pairedItem: { item: itemIndex } }];
 	const response = await apiRequest.call(
 		this,
 		{ operation: 'importLead', method: 'POST', path: '/v1/leads', body },
 		readRequestPolicy.call(this, itemIndex),
 	);
+	await decision.accepted();
 	// The 201 body's shape is not specified; when it is not a JSON object, report what was imported.
 	const lead = isJsonObject(response.body) ? response.body : body;
-	return [{ json: lead, pairedItem: { item: itemIndex } }];
+	return [{ json: decision.mark(lead), pairedItem: { item: itemIndex } }];
 }
