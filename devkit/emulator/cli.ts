@@ -15,12 +15,20 @@
  *   --list-order O      newest-first (default) | oldest-first (new calls appended at the end)
  *   --time-field F      the field listed calls carry their time in (default created_at); "none" for no time
  *   --recording-bytes N size of each recording (default 32768)
+ *   --recording-delay-ms N  how long a new call's recording stays pending (default 0)
+ *   --pending-answer A  while pending: processing (200, no URL; default) | 202 | 404
  *   --no-record         keep counters only (long benchmark runs)
  *   --json              print one JSON line with the URLs and keys instead of the text banner
  */
 import { DEMO_KEY_SCOPES } from './auth';
 import { startEmulator } from './server';
-import { EmulatorOptions, ListOrder, PaginationStyle, RateLimitAlgorithm } from './types';
+import {
+	EmulatorOptions,
+	ListOrder,
+	PaginationStyle,
+	PendingRecordingAnswer,
+	RateLimitAlgorithm,
+} from './types';
 
 function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } {
 	const flags = new Map<string, string>();
@@ -53,6 +61,8 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } 
 		'list-order',
 		'time-field',
 		'recording-bytes',
+		'recording-delay-ms',
+		'pending-answer',
 	];
 	for (const name of flags.keys())
 		if (!known.includes(name)) throw new Error(`unknown flag --${name}`);
@@ -69,6 +79,10 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } 
 		listOrder: flags.get('list-order') as ListOrder | undefined,
 		callTimeField: timeField === 'none' ? null : timeField,
 		recordingBytes: int('recording-bytes'),
+		recordingProcessing: {
+			delayMs: int('recording-delay-ms'),
+			pendingAnswer: flags.get('pending-answer') as PendingRecordingAnswer | undefined,
+		},
 		recordRequests: !switches.has('no-record'),
 		rateLimit: off
 			? false
