@@ -166,6 +166,8 @@ describe('export-recordings.json', () => {
 		result = await runExportExample(session, credential(), RUN);
 		calls = session.emulator.calls.slice(0, session.emulator.calls.length - before);
 	});
+	// The emulator's call ids start again after a reset: later suites must not find these files.
+	afterAll(() => result?.saved.forEach((file) => fs.rmSync(file.file, { force: true })));
 
 	test('exports each new call once: late recordings with their file, the missed call without', () => {
 		expect(result.executions.map((execution) => execution.status)).toEqual(
