@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * What running items one at a time costs: Import Lead of N leads through n8n-core's engine
  * against the emulator behind a proxy that adds a fixed round-trip delay, with the default

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Section 2: the node's own cost. 10 000 lead imports against an unlimited emulator, pacing
  * off, by our node and by n8n's HTTP Request node doing the same job, plus a baseline workflow

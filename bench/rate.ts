@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Section 1: N leads against a server limit of R requests per window, for our node and for
  * n8n's HTTP Request node, on each server algorithm; plus shared-key cases (another client,

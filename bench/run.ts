@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * `npm run bench`: throughput, overhead and memory of the node inside a real n8n, against the
  * API emulator. Prints Markdown tables and writes BENCHMARKS.md. Not part of `npm test`.

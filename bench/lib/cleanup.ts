@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Every n8n server, sandbox and emulator the bench starts registers how to stop it here, so a
  * failed measurement, an exception or Ctrl+C never leaves a process or a temp folder behind.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /** A real n8n (the e2e harness's) with this package installed, plus the webhook calls the bench makes. */
 import {
 	createN8nSandbox,

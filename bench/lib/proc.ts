@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * What the bench reads about the n8n process, straight from /proc (Linux only): CPU time and
  * resident memory. Reading /proc measures n8n itself, not the bench process that also hosts

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /** Small numeric helpers: medians, because these machines are noisy. */
 
 export function median(values: number[]): number {

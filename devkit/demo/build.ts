@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Builds the package once for everything that packs it (each e2e test file, the demo), however
  * many jest workers ask at the same time: a lock folder serialises them and a hash of the build

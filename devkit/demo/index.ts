@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * `npm run demo`: the package inside a real n8n, end to end, on the bundled API emulator.
  * Builds the package, installs n8n 2.40.7 into the cache if needed, installs the packed
@@ -16,6 +17,7 @@ import {
 	publishMcpExample,
 	runExportExample,
 	runImportExample,
+	runTriggerExample,
 } from './examples';
 import {
 	elapsed,
@@ -25,6 +27,7 @@ import {
 	step,
 	toolCall,
 	toolsReport,
+	triggerReport,
 } from './report';
 import { openSession, type Session } from './session';
 
@@ -92,6 +95,13 @@ async function runExamples(session: Session): Promise<void> {
 	await callTool(client, 'Import_Lead', { phone: '+14155552671', name: 'Ada Lovelace (CEO)' });
 	await callTool(client, 'List_Calls', { limit: 3 });
 	await callTool(client, 'Import_Lead', { phone: 'twelve' });
+
+	heading(
+		`4. New calls start a workflow (examples/${EXAMPLE_FILES.newCallRecording}, checked now)`,
+	);
+	const triggered = await runTriggerExample(session, credential);
+	if (triggered.saved.length === 0) throw new Error('the trigger workflow saved no recording');
+	triggerReport(triggered, session.filesDir);
 
 	const stats = session.emulator.stats();
 	const keyAtFileHost = session.emulator.fileRequests.some((r) => r.headers.authorization);

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * One real n8n (2.40.7, long-lived `n8n start`) with this package installed from its packed
  * tarball, plus the API emulator in this process on 127.0.0.1. Shared by the e2e suite (one

@@ -63,6 +63,8 @@ export class CallStore {
 	private list: CallRecord[] = [];
 	/** Internal position of each call; strictly decreasing along `list`. */
 	private readonly seqs = new WeakMap<CallRecord, number>();
+	/** When each call's recording is ready (ms since the epoch); absent = ready. */
+	private readonly recordingReadyAt = new WeakMap<CallRecord, number>();
 	private nextSeq = 1;
 	private nextNumber = 1;
 
@@ -78,13 +80,15 @@ export class CallStore {
 		this.add(count);
 	}
 
-	add(count: number, overrides: Partial<CallRecord> = {}): CallRecord[] {
+	/** `recordingReadyAt`: when the new calls' recordings are ready (default: already). */
+	add(count: number, overrides: Partial<CallRecord> = {}, recordingReadyAt = 0): CallRecord[] {
 		const added: CallRecord[] = [];
 		let newest = this.list.length > 0 ? Date.parse(this.list[0].created_at) + 1000 : 0;
 		for (let i = 0; i < count; i++) {
 			const call = { ...generateCall(this.nextNumber++, newest), ...overrides };
 			newest = Math.max(newest, Date.parse(call.created_at) + 1000);
 			this.seqs.set(call, this.nextSeq++);
+			if (recordingReadyAt > 0) this.recordingReadyAt.set(call, recordingReadyAt);
 			added.push(call);
 		}
 		// Returned, like the list, newest first. Concat rather than unshift(...spread), which would
@@ -96,6 +100,11 @@ export class CallStore {
 
 	find(id: string): CallRecord | undefined {
 		return this.list.find((call) => call.id === id);
+	}
+
+	/** Whether the call's recording is still being processed at `now`. */
+	recordingPending(call: CallRecord, now: number): boolean {
+		return (this.recordingReadyAt.get(call) ?? 0) > now;
 	}
 
 	/**
@@ -227,8 +236,9 @@ function parseLimit(raw: string | undefined, opts: ListOptions): number | Valida
 /** A call as listed: its creation time under `timeField`, or no time field at all (null). */
 function withTimeField(call: CallRecord, timeField: string | null): Record<string, unknown> {
 	if (timeField === 'created_at') return { ...call };
-	const { created_at, started_at: _started, ended_at: _ended, ...rest } = call;
-	return timeField === null ? rest : { ...rest, [timeField]: created_at };
+	const rest: Record<string, unknown> = { ...call };
+	for (const field of ['created_at', 'started_at', 'ended_at']) delete rest[field];
+	return timeField === null ? rest : { ...rest, [timeField]: call.created_at };
 }
 
 export function listCalls(store: CallStore, req: ListRequest, opts: ListOptions): Reply {

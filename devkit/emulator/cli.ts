@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * `npm run emulator`: runs the emulator in the foreground for manual tries and for suites that
  * need it in another process.
@@ -14,12 +15,20 @@
  *   --list-order O      newest-first (default) | oldest-first (new calls appended at the end)
  *   --time-field F      the field listed calls carry their time in (default created_at); "none" for no time
  *   --recording-bytes N size of each recording (default 32768)
+ *   --recording-delay-ms N  how long a new call's recording stays pending (default 0)
+ *   --pending-answer A  while pending: processing (200, no URL; default) | 202 | 404
  *   --no-record         keep counters only (long benchmark runs)
  *   --json              print one JSON line with the URLs and keys instead of the text banner
  */
 import { DEMO_KEY_SCOPES } from './auth';
 import { startEmulator } from './server';
-import { EmulatorOptions, ListOrder, PaginationStyle, RateLimitAlgorithm } from './types';
+import {
+	EmulatorOptions,
+	ListOrder,
+	PaginationStyle,
+	PendingRecordingAnswer,
+	RateLimitAlgorithm,
+} from './types';
 
 function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } {
 	const flags = new Map<string, string>();
@@ -52,6 +61,8 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } 
 		'list-order',
 		'time-field',
 		'recording-bytes',
+		'recording-delay-ms',
+		'pending-answer',
 	];
 	for (const name of flags.keys())
 		if (!known.includes(name)) throw new Error(`unknown flag --${name}`);
@@ -68,6 +79,10 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } 
 		listOrder: flags.get('list-order') as ListOrder | undefined,
 		callTimeField: timeField === 'none' ? null : timeField,
 		recordingBytes: int('recording-bytes'),
+		recordingProcessing: {
+			delayMs: int('recording-delay-ms'),
+			pendingAnswer: flags.get('pending-answer') as PendingRecordingAnswer | undefined,
+		},
 		recordRequests: !switches.has('no-record'),
 		rateLimit: off
 			? false

@@ -9,6 +9,7 @@ import {
 	Fault,
 	RateLimitConfig,
 	RecordedRequest,
+	RecordingProcessing,
 	StoredLead,
 } from './types';
 
@@ -17,6 +18,7 @@ export interface EmulatorState {
 	fileBaseUrl: string;
 	stats: EmulatorStats;
 	rateLimit: RateLimitConfig | false;
+	recordingProcessing: RecordingProcessing;
 	faults: Array<{ fault: SerializedFault; remaining: number | null }>;
 	requestsTotal: number;
 	fileRequestsTotal: number;
@@ -31,6 +33,7 @@ export interface EmulatorControl {
 	inject(fault: Fault | Fault[]): Promise<void>;
 	clearFaults(): Promise<void>;
 	setRateLimit(cfg: RateLimitConfig | false): Promise<void>;
+	setRecordingProcessing(change: Partial<RecordingProcessing>): Promise<void>;
 	addCalls(count: number, overrides?: Partial<CallRecord>): Promise<CallRecord[]>;
 	reset(): Promise<void>;
 }
@@ -60,6 +63,9 @@ export function connectEmulator(baseUrl: string): EmulatorControl {
 		},
 		setRateLimit: async (cfg) => {
 			await call('POST', '/rate-limit', cfg);
+		},
+		setRecordingProcessing: async (change) => {
+			await call('POST', '/recording-processing', change);
 		},
 		addCalls: async (count, overrides = {}) =>
 			(await call<{ calls: CallRecord[] }>('POST', '/calls', { count, overrides })).calls,

@@ -3,7 +3,7 @@
  * in-process Emulator object, for suites that run the emulator in another process (the real n8n
  * end-to-end suite, `npm run emulator`). They are not recorded, counted, rate-limited or faulted.
  */
-import { Emulator, Fault, RateLimitConfig, CallRecord } from './types';
+import { Emulator, Fault, RateLimitConfig, CallRecord, RecordingProcessing } from './types';
 import { detail, json, Reply } from './http';
 import { SerializedFault } from './faults';
 
@@ -12,6 +12,7 @@ export const CONTROL_PREFIX = '/__emulator/';
 export interface ControlTarget extends Emulator {
 	pendingFaults(): Array<{ fault: SerializedFault; remaining: number | null }>;
 	rateLimit(): RateLimitConfig | false;
+	recordingProcessing(): RecordingProcessing;
 }
 
 function sinceParam(value: string | undefined): number {
@@ -42,6 +43,7 @@ export function handleControl(
 					fileBaseUrl: target.fileBaseUrl,
 					stats: target.stats(),
 					rateLimit: target.rateLimit(),
+					recordingProcessing: target.recordingProcessing(),
 					faults: target.pendingFaults(),
 					// Totals let a poller pass them back as ?since= / ?fileSince= next time.
 					requestsTotal: target.requests.length,
@@ -67,6 +69,10 @@ export function handleControl(
 			case 'POST /rate-limit':
 				target.setRateLimit(parseJson(body) as RateLimitConfig | false);
 				return json(200, { rateLimit: target.rateLimit() });
+			case 'POST /recording-processing': {
+				const change = (parseJson(body) ?? {}) as Partial<RecordingProcessing>;
+				return json(200, { recordingProcessing: target.setRecordingProcessing(change) });
+			}
 			case 'POST /calls': {
 				const input = (parseJson(body) ?? {}) as {
 					count?: unknown;

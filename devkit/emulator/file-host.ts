@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The second origin: serves recordings behind signed URLs, answering like S3 (XML errors,
  * `Authorization` header rejected). Files are generated on the fly and streamed chunk by chunk

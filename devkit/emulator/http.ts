@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Small HTTP helpers shared by both origins. API handlers return a `Reply` instead of writing to
  * the response directly, so that a fault can still decide what happens to an already computed

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Per-key rate limiters. Three algorithms, because a client that paces itself correctly against
  * one of them can still be rejected by another (issue 4): the node must be safe on all three.

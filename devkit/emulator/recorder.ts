@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Request log and counters. Counters are always kept (benchmarks read them after 10 000
  * requests); the full log only when recordRequests is on, since it holds every header and body.

@@ -5,6 +5,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'crypto';
 import { CallStore } from './calls';
 import { detail, json, Reply } from './http';
+import { PendingRecordingAnswer } from './types';
 
 export class UrlSigner {
 	// Per-emulator secret: URLs from one emulator run are worthless in another.
@@ -25,6 +26,8 @@ export interface RecordingOptions {
 	fileBaseUrl: string;
 	ttlMs: number;
 	sizeBytes: number;
+	/** The answer while a recording is still being processed. */
+	pendingAnswer: PendingRecordingAnswer;
 }
 
 export function recordingPath(callId: string): string {
@@ -46,10 +49,19 @@ export function getRecording(
 	const call = store.find(callId);
 	if (!call) return detail(404, 'Call not found');
 	if (!call.has_recording) return detail(404, 'Recording not found');
+	if (store.recordingPending(call, Date.now())) {
+		// Processing: Bandwidth-like status without a media URL, a 202, or the missed call's 404.
+		if (opts.pendingAnswer === '404') return detail(404, 'Recording not found');
+		const processing = { call_id: callId, status: 'processing' };
+		return opts.pendingAnswer === '202'
+			? json(202, processing)
+			: json(200, { ...processing, url: null });
+	}
 	const expires = Math.ceil((Date.now() + opts.ttlMs) / 1000);
 	const signature = signer.sign(callId, expires);
 	return json(200, {
 		call_id: callId,
+		status: 'completed',
 		url: `${opts.fileBaseUrl}${recordingPath(callId)}?expires=${expires}&signature=${signature}`,
 		expires_at: new Date(expires * 1000).toISOString(),
 		content_type: 'audio/mpeg',

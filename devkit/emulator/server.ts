@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Wires the pieces into two HTTP servers: the API origin (/v1 routes + /__emulator/ control
  * routes) and the file origin (signed recordings). Request pipeline on the API origin, in the
@@ -35,6 +36,7 @@ import {
 	Fault,
 	RateLimitConfig,
 	RecordedRequest,
+	RecordingProcessing,
 	Scope,
 	StoredLead,
 } from './types';
@@ -42,9 +44,24 @@ import {
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const RECORDING_PATH = /^\/v1\/calls\/([^/]+)\/recording$/;
 
-type ResolvedOptions = Required<Omit<EmulatorOptions, 'rateLimit'>> & {
+type ResolvedOptions = Required<Omit<EmulatorOptions, 'rateLimit' | 'recordingProcessing'>> & {
 	rateLimit: RateLimitConfig | false;
+	recordingProcessing: RecordingProcessing;
 };
+
+const READY_AT_ONCE: RecordingProcessing = { delayMs: 0, pendingAnswer: 'processing' };
+
+function resolveProcessing(
+	current: RecordingProcessing,
+	change: Partial<RecordingProcessing> = {},
+): RecordingProcessing {
+	const delayMs = change.delayMs ?? current.delayMs;
+	const pendingAnswer = change.pendingAnswer ?? current.pendingAnswer;
+	if (!Number.isFinite(delayMs) || delayMs < 0) throw new Error('delayMs must be 0 or more');
+	if (!['404', '202', 'processing'].includes(pendingAnswer))
+		throw new Error('pendingAnswer must be "404", "202" or "processing"');
+	return { delayMs, pendingAnswer };
+}
 
 function resolveOptions(options: EmulatorOptions): ResolvedOptions {
 	return {
@@ -58,6 +75,7 @@ function resolveOptions(options: EmulatorOptions): ResolvedOptions {
 		maxPageSize: options.maxPageSize ?? 100,
 		pageSizeOverflow: options.pageSizeOverflow ?? 'clamp',
 		recordingBytes: options.recordingBytes ?? 32 * 1024,
+		recordingProcessing: resolveProcessing(READY_AT_ONCE, options.recordingProcessing),
 		signedUrlTtlMs: options.signedUrlTtlMs ?? 15 * 60_000,
 		strictPhone: options.strictPhone ?? true,
 		recordRequests: options.recordRequests ?? true,
@@ -115,6 +133,7 @@ class EmulatorServer implements ControlTarget {
 	private readonly callStore = new CallStore();
 	private readonly signer = new UrlSigner();
 	private readonly listOptions: ListOptions;
+	private processing: RecordingProcessing;
 
 	constructor(private readonly opts: ResolvedOptions) {
 		this.keys = new KeyStore(opts.keys);
@@ -128,6 +147,7 @@ class EmulatorServer implements ControlTarget {
 			maxPageSize: opts.maxPageSize,
 			pageSizeOverflow: opts.pageSizeOverflow,
 		};
+		this.processing = opts.recordingProcessing;
 		this.callStore.seed(opts.seedCalls);
 	}
 
@@ -176,8 +196,18 @@ class EmulatorServer implements ControlTarget {
 		return this.limiter.config;
 	}
 
+	setRecordingProcessing(change: Partial<RecordingProcessing>): RecordingProcessing {
+		this.processing = resolveProcessing(this.processing, change);
+		return this.processing;
+	}
+
+	recordingProcessing(): RecordingProcessing {
+		return this.processing;
+	}
+
 	addCalls(n: number, overrides?: Partial<CallRecord>): CallRecord[] {
-		return this.callStore.add(n, overrides);
+		const { delayMs } = this.processing;
+		return this.callStore.add(n, overrides, delayMs > 0 ? Date.now() + delayMs : 0);
 	}
 
 	stats(): EmulatorStats {
@@ -189,6 +219,7 @@ class EmulatorServer implements ControlTarget {
 		this.leadStore.clear();
 		this.faults.clear();
 		this.limiter.reset();
+		this.processing = this.opts.recordingProcessing;
 		this.callStore.seed(this.opts.seedCalls);
 	}
 
@@ -277,6 +308,7 @@ class EmulatorServer implements ControlTarget {
 					fileBaseUrl: this.fileBaseUrl,
 					ttlMs: this.opts.signedUrlTtlMs,
 					sizeBytes: this.opts.recordingBytes,
+					pendingAnswer: this.processing.pendingAnswer,
 				}),
 			);
 		}

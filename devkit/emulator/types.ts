@@ -63,6 +63,27 @@ export const PAGINATION_STYLES: readonly PaginationStyle[] = [
 /** Page numbers (`data-page`): kept out of PAGINATION_STYLES, whose suites expect stable cursors. */
 export const PAGE_NUMBER_STYLE: PaginationStyle = 'data-page';
 
+/**
+ * What GET /v1/calls/{id}/recording answers while a recording is still being processed (the spec
+ * leaves it open): '404' like a call without a recording, '202' Accepted with
+ * `{ call_id, status: 'processing' }`, or 'processing': 200 with that body and `url: null`.
+ */
+export type PendingRecordingAnswer = '404' | '202' | 'processing';
+
+export const PENDING_RECORDING_ANSWERS: readonly PendingRecordingAnswer[] = [
+	'404',
+	'202',
+	'processing',
+];
+
+/** When recordings of calls added from now on become ready, and what the API says meanwhile. */
+export interface RecordingProcessing {
+	/** How long after a call is added its recording stays pending; 0 (default) = ready at once. */
+	delayMs: number;
+	/** Default 'processing'. */
+	pendingAnswer: PendingRecordingAnswer;
+}
+
 /** How GET /v1/calls orders calls: new calls at the front, or appended at the end. */
 export type ListOrder = 'newest-first' | 'oldest-first';
 
@@ -90,6 +111,8 @@ export interface EmulatorOptions {
 	pageSizeOverflow?: 'clamp' | 'reject';
 	/** Size of every recording file in bytes; default 32 KiB. Always streamed. */
 	recordingBytes?: number;
+	/** Recordings of added calls (seeded calls are always ready); default ready at once. */
+	recordingProcessing?: Partial<RecordingProcessing>;
 	/** Lifetime of signed recording URLs; default 15 minutes. */
 	signedUrlTtlMs?: number;
 	/** Default true: phone_e164 must match ^\+[1-9]\d{1,14}$. */
@@ -214,6 +237,8 @@ export interface Emulator {
 	clearFaults(): void;
 	/** Also resets the limiter state. */
 	setRateLimit(cfg: RateLimitConfig | false): void;
+	/** Changes how recordings of calls added from now on are processed (see RecordingProcessing). */
+	setRecordingProcessing(processing: Partial<RecordingProcessing>): RecordingProcessing;
 	/** New calls become the newest (front of the list); returned newest first, like `calls`. */
 	addCalls(n: number, overrides?: Partial<CallRecord>): CallRecord[];
 	stats(): EmulatorStats;

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 import * as path from 'path';
 
 /** Paths of a complete n8n install in the cache (see devkit/n8n/install.js). */

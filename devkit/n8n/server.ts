@@ -1,9 +1,10 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/require-node-api-error -- dev code, not in the package n8n loads: node rules do not apply */
 import { spawn, type ChildProcess } from 'child_process';
 import { randomUUID } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { readStoredExecutions, type StoredExecution } from './db';
+import { isFinished, readStoredExecutions, type StoredExecution } from './db';
 import { N8N_MAJOR } from './n8n-install';
 import type { N8nSandbox } from './sandbox';
 import type { CredentialJson, RunData, WorkflowJson } from './types';
@@ -314,7 +315,7 @@ export class N8nServer {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
 			const [latest] = await readStoredExecutions(this.sandbox, workflowId);
-			if (latest?.data && !['new', 'running', 'waiting'].includes(latest.status)) return latest;
+			if (latest && isFinished(latest)) return latest;
 			if (Date.now() > deadline) throw new Error(`no finished execution of ${workflowId} stored`);
 			await new Promise((r) => setTimeout(r, 200));
 		}

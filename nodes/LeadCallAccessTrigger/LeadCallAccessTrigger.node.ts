@@ -12,7 +12,7 @@ import { queryParametersField } from '../shared/options/queryParameters';
 import { optionsCollection } from '../shared/options/requestOptions';
 import { pollCalls } from './poll';
 import { MAX_REMEMBERED } from './position';
-import { DEFAULT_MAX_CALLS_PER_POLL } from './settings';
+import { DEFAULT_MAX_CALLS_PER_POLL, DEFAULT_RECORDING_WAIT_MINUTES } from './settings';
 
 const triggerOptions: INodeProperties[] = [
 	{
@@ -22,6 +22,15 @@ const triggerOptions: INodeProperties[] = [
 		default: '',
 		description:
 			"When the trigger starts, also emit the calls created since this time (in the workflow's timezone), oldest first. Empty: start with the calls that arrive after activation. Needs calls that carry a time (created_at or similar).",
+	},
+	{
+		displayName: 'Keep Call Order',
+		name: 'keepCallOrder',
+		type: 'boolean',
+		default: false,
+		displayOptions: { show: { '/downloadRecording': [true] } },
+		description:
+			'Whether to also hold back the calls that come after a call whose recording is not ready yet, so calls are always emitted oldest first. Off: each call is emitted as soon as its recording is ready.',
 	},
 	{
 		displayName: 'List Order',
@@ -55,6 +64,16 @@ const triggerOptions: INodeProperties[] = [
 			'The most calls one poll emits. When more arrived, the oldest are emitted now and the rest on the next polls, so none is skipped.',
 	},
 	queryParametersField,
+	{
+		displayName: 'Wait for Recording (Minutes)',
+		name: 'waitForRecording',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 2 },
+		default: DEFAULT_RECORDING_WAIT_MINUTES,
+		displayOptions: { show: { '/downloadRecording': [true] } },
+		description:
+			'A recording is ready some time after its call. Until then the call is held back and its recording asked for again on each poll, for up to this long; then the call is emitted without a file and with recordingMissing set to true (missed calls never have one). 0: do not wait.',
+	},
 ];
 
 export class LeadCallAccessTrigger implements INodeType {
@@ -97,7 +116,7 @@ export class LeadCallAccessTrigger implements INodeType {
 				type: 'boolean',
 				default: false,
 				description:
-					"Whether to also download each new call's recording and attach it as binary data (needs the recordings:read scope). Calls without a recording are emitted without a file.",
+					"Whether to also download each new call's recording and attach it as binary data (needs the recordings:read scope). A call whose recording is not ready yet is held back until it is (see Options › Wait for Recording); calls without a recording come without a file and with recordingMissing set to true.",
 			},
 			{
 				displayName: 'Put Output File in Field',

@@ -7,7 +7,7 @@ import type { ListOrder, TrackedCall } from './calls';
 import { CallListError, chronological, timeOrder } from './calls';
 import { toItems, toNodeError } from './emit';
 import type { Position } from './position';
-import { readPosition, recordCalls, usablePosition, writePosition } from './position';
+import { MAX_HELD, readPosition, recordCalls, usablePosition, writePosition } from './position';
 import type { TriggerSettings } from './settings';
 import { readSettings } from './settings';
 import { findTailCalls, readToEnd, unlessStale } from './tail';
@@ -116,25 +116,33 @@ async function findNew(
 /**
  * The new position is computed aside and written only once everything (listing and
  * downloads) succeeded: a poll that fails leaves the old one, and the next poll resumes there.
+ * Calls held back for their recording live in the position too (see emit.ts).
  */
 async function pollOnce(
 	this: IPollFunctions,
 	settings: TriggerSettings,
 ): Promise<INodeExecutionData[][] | null> {
 	const staticData = this.getWorkflowStaticData('node');
-	const stored = usablePosition(readPosition(staticData), settings.queryKey);
+	const saved = readPosition(staticData);
+	const held = saved?.held ?? [];
+	const stored = usablePosition(saved, settings.queryKey);
 	const pages = pagesOf.call(this, settings);
+	// Held calls are asked again on every poll: past the bound, new calls wait in the list.
+	const room = settings.binaryPropertyName === undefined ? Infinity : MAX_HELD - held.length;
 	let emitted: TrackedCall[] = [];
 	let position: Position;
 	if (stored === undefined && settings.since === undefined) {
 		position = await start(pages, settings);
+	} else if (room <= 0 && stored !== undefined) {
+		position = stored;
 	} else {
 		const from = stored ?? { seen: [], newestAt: settings.since, queryKey: settings.queryKey };
-		({ emitted, position } = await findNew(pages, settings, from, stored === undefined));
+		const capped = { ...settings, maxCalls: Math.min(settings.maxCalls, room) };
+		({ emitted, position } = await findNew(pages, capped, from, stored === undefined));
 	}
-	const items = await toItems.call(this, emitted, settings);
-	writePosition(staticData, position);
-	return items.length > 0 ? [items] : null;
+	const emission = await toItems.call(this, held, emitted, settings);
+	writePosition(staticData, { ...position, held: emission.held });
+	return emission.items.length > 0 ? [emission.items] : null;
 }
 
 /** "Fetch Test Event": the most recent call, so fields can be mapped; the position is left alone. */
@@ -162,7 +170,10 @@ async function latestCall(
 		calls = order === 'oldest' ? (await readToEnd(pages)).calls : first;
 	}
 	const newest = chronological(calls, order).pop();
-	return newest === undefined ? null : [await toItems.call(this, [newest], settings)];
+	if (newest === undefined) return null;
+	// A test event does not wait: without its recording yet, it comes without a file.
+	const { items } = await toItems.call(this, [], [newest], { ...settings, recordingWaitMs: 0 });
+	return [items];
 }
 
 /**

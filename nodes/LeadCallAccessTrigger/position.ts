@@ -3,6 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { isJsonObject } from '../shared/json';
 import type { NextPage } from '../shared/calls/pagination';
 import type { ListOrder, TrackedCall } from './calls';
+import { trackCall } from './calls';
 import { parseTime } from './time';
 
 /**
@@ -11,6 +12,20 @@ import { parseTime } from './time';
  * deleted or, without times, for finding the position at all.
  */
 export const MAX_REMEMBERED = 500;
+
+/**
+ * Calls held back while their recording is being processed. Each poll asks again for every one
+ * of them, so the bound also bounds a poll's requests; when it is reached, new calls stay in the
+ * list for later polls (nothing is skipped).
+ */
+export const MAX_HELD = 100;
+
+/** A call already past the position, waiting for its recording (see emit.ts). */
+export interface HeldCall {
+	call: TrackedCall;
+	/** When the trigger first asked for its recording (ms): Wait for Recording counts from here. */
+	since: number;
+}
 
 /** The last page read of an oldest-first list: new calls are appended there and after it. */
 export interface Tail {
@@ -32,6 +47,8 @@ export interface Position {
 	order?: ListOrder;
 	/** Where an oldest-first list ended (see `Tail`). */
 	tail?: Tail;
+	/** Calls handled by the list but waiting for their recording, oldest first. */
+	held?: HeldCall[];
 }
 
 /** The form kept in static data: plain JSON, readable in n8n's workflow export. */
@@ -42,6 +59,7 @@ interface StoredPosition {
 	newestCreatedAt?: string;
 	listOrder?: ListOrder;
 	tail?: Tail;
+	heldCalls?: Array<{ call: IDataObject; heldSince: string }>;
 }
 
 const STATIC_KEY = 'position';
@@ -50,6 +68,21 @@ function readTail(value: unknown): Tail | undefined {
 	if (!isJsonObject(value) || !Array.isArray(value.ids)) return undefined;
 	const tail = value as Partial<Tail>;
 	return { request: tail.request, ids: value.ids.filter((id) => typeof id === 'string') };
+}
+
+function readHeld(value: unknown): HeldCall[] {
+	if (!Array.isArray(value)) return [];
+	const held: HeldCall[] = [];
+	for (const entry of value) {
+		if (!isJsonObject(entry) || !isJsonObject(entry.call)) continue;
+		const since = parseTime(entry.heldSince);
+		try {
+			held.push({ call: trackCall(entry.call), since: since ?? Date.now() });
+		} catch {
+			// A stored call without an id cannot be one the trigger held: ignore it.
+		}
+	}
+	return held.slice(0, MAX_HELD);
 }
 
 /** The stored position, or undefined when there is none yet (first activation). */
@@ -63,7 +96,8 @@ export function readPosition(staticData: IDataObject): Position | undefined {
 	const order =
 		stored.listOrder === 'newest' || stored.listOrder === 'oldest' ? stored.listOrder : undefined;
 	const tail = readTail(stored.tail);
-	return { seen, newestAt: parseTime(stored.newestCreatedAt), queryKey, order, tail };
+	const held = readHeld(stored.heldCalls);
+	return { seen, newestAt: parseTime(stored.newestCreatedAt), queryKey, order, tail, held };
 }
 
 /**
@@ -78,7 +112,7 @@ export function usablePosition(
 ): Position | undefined {
 	if (stored === undefined || stored.queryKey === queryKey) return stored;
 	if (stored.newestAt === undefined) return undefined;
-	return { seen: stored.seen, newestAt: stored.newestAt, queryKey };
+	return { seen: stored.seen, newestAt: stored.newestAt, queryKey, held: stored.held };
 }
 
 /** Writes the position only when it changed, so an idle poll leaves static data untouched. */
@@ -93,6 +127,12 @@ export function writePosition(staticData: IDataObject, position: Position): void
 	}
 	if (position.order !== undefined) stored.listOrder = position.order;
 	if (position.tail !== undefined) stored.tail = position.tail;
+	if (position.held !== undefined && position.held.length > 0) {
+		stored.heldCalls = position.held.map(({ call, since }) => ({
+			call: call.json,
+			heldSince: new Date(since).toISOString(),
+		}));
+	}
 	if (JSON.stringify(staticData[STATIC_KEY]) === JSON.stringify(stored)) return;
 	staticData[STATIC_KEY] = stored as unknown as IDataObject;
 }

@@ -9,6 +9,9 @@ import { parseSince } from './time';
 
 export const DEFAULT_MAX_CALLS_PER_POLL = 100;
 
+/** Wait for Recording's default: recordings are usually ready within a few minutes. */
+export const DEFAULT_RECORDING_WAIT_MINUTES = 10;
+
 export interface TriggerSettings {
 	query: IDataObject;
 	queryKey: string;
@@ -17,6 +20,10 @@ export interface TriggerSettings {
 	since?: number;
 	/** The binary field to put each recording in; undefined when not downloading. */
 	binaryPropertyName?: string;
+	/** "Wait for Recording": how long a call may be held back for its recording (ms). */
+	recordingWaitMs: number;
+	/** "Keep Call Order": hold back the calls behind a held call too. */
+	keepCallOrder: boolean;
 	maxCalls: number;
 	/** "List Order"; undefined for Detect. */
 	order?: ListOrder;
@@ -27,6 +34,8 @@ export function readSettings(this: IPollFunctions): TriggerSettings {
 		callsSince?: unknown;
 		maxCallsPerPoll?: number;
 		listOrder?: string;
+		waitForRecording?: number;
+		keepCallOrder?: boolean;
 	};
 	const query = readQueryParameters.call(this);
 	const rawSince = options.callsSince;
@@ -43,6 +52,7 @@ export function readSettings(this: IPollFunctions): TriggerSettings {
 	const download = this.getNodeParameter('downloadRecording', false) as boolean;
 	const maxCalls = Number(options.maxCallsPerPoll ?? DEFAULT_MAX_CALLS_PER_POLL);
 	const order = options.listOrder;
+	const waitMinutes = Number(options.waitForRecording ?? DEFAULT_RECORDING_WAIT_MINUTES);
 	return {
 		query,
 		queryKey: JSON.stringify(Object.entries(query).sort(([a], [b]) => a.localeCompare(b))),
@@ -51,6 +61,11 @@ export function readSettings(this: IPollFunctions): TriggerSettings {
 		binaryPropertyName: download
 			? String(this.getNodeParameter('binaryPropertyName', 'data') || 'data')
 			: undefined,
+		recordingWaitMs:
+			(Number.isFinite(waitMinutes) && waitMinutes >= 0
+				? waitMinutes
+				: DEFAULT_RECORDING_WAIT_MINUTES) * 60_000,
+		keepCallOrder: options.keepCallOrder === true,
 		maxCalls:
 			Number.isFinite(maxCalls) && maxCalls >= 1
 				? Math.floor(maxCalls)

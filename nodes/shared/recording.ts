@@ -2,7 +2,8 @@ import type { IBinaryData, IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ApiContext, RequestPolicy } from './transport';
-import { apiRequest, getConnectionSettings } from './transport';
+import { apiRequest, getConnectionSettings, pause } from './transport';
+import { serverMessage } from './transport/errors';
 import type { SignedDownload } from './transport/download';
 import { downloadSignedFile } from './transport/download';
 import { isJsonObject } from './json';
@@ -94,69 +95,139 @@ function recordingFileName(
 	return safeFileName(`${callId}.${extension}`);
 }
 
-/** The message names the call; what the server said stays in the description only. */
-function notFound(node: INode, callId: string, error: NodeApiError): NodeApiError {
-	return new NodeApiError(node, { status: 404 } as JsonObject, {
-		message: `No call with ID "${callId}", or it has no recording (404)`,
-		description: error.description ?? undefined,
-		httpCode: '404',
-	});
-}
-
-export interface RecordingInfo {
-	/** What the API said about the recording, with `callId` added. */
-	json: IDataObject;
-	/** The signed download URL, when the answer holds one. */
-	url?: string;
-}
-
 /**
- * Asks the API for a call's recording: usually JSON with a signed URL, sometimes a redirect
- * to it. Shared by the Get Recording operation and the trigger's "Download Recording" option.
+ * What the API answered about a call's recording. The spec shows neither the answer nor how a
+ * recording that is still being processed is reported, so every plausible answer is told apart
+ * here, in one place:
+ * - `ready`: a download URL (in the JSON body, or as a redirect);
+ * - `processing`: 202, or any other 2xx without a URL (`status: "processing"`, say);
+ * - `notFound`: 404, naming the call or the recording when the service's message does. A
+ *   missed call has no recording; some services also answer 404 until a recording is ready.
  */
-export async function fetchRecordingInfo(
+export type RecordingAnswer =
+	| { state: 'ready'; json: IDataObject; url: string }
+	| { state: 'processing'; json: IDataObject; statusCode: number; readable: boolean }
+	| {
+			state: 'notFound';
+			json: IDataObject;
+			missing: 'call' | 'recording' | undefined;
+			said?: string;
+	  };
+
+/** What a 404's message names as missing: "Recording not found" or "Call not found". */
+function missingFrom(said: string | undefined): 'call' | 'recording' | undefined {
+	if (said === undefined) return undefined;
+	if (/recording/i.test(said)) return 'recording';
+	return /\bcall\b/i.test(said) ? 'call' : undefined;
+}
+
+/** Asks the API for a call's recording. Shared by Get Recording and the trigger's downloads. */
+export async function askForRecording(
 	this: ApiContext,
 	callId: string,
 	policy: RequestPolicy,
-): Promise<RecordingInfo> {
+): Promise<RecordingAnswer> {
 	const path = `/v1/calls/${encodeURIComponent(callId)}/recording`;
-	let response;
-	try {
-		response = await apiRequest.call(
-			this,
-			{ operation: 'getRecording', method: 'GET', path, acceptRedirect: true },
-			policy,
-		);
-	} catch (error) {
-		throw error instanceof NodeApiError && error.httpCode === '404'
-			? notFound(this.getNode(), callId, error)
-			: error;
-	}
+	const response = await apiRequest.call(
+		this,
+		{ operation: 'getRecording', method: 'GET', path, acceptRedirect: true, answerStatuses: [404] },
+		policy,
+	);
 	const location = response.headers.location;
-	if (response.statusCode >= 300 && typeof location === 'string') {
+	if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string') {
 		// A relative Location ("/files/x.mp3") is relative to the address that was asked.
 		const { apiBase } = await getConnectionSettings.call(this);
 		const url = new URL(location, `${apiBase}${path}`).toString();
-		return { json: { callId, url }, url };
+		return { state: 'ready', json: { callId, url }, url };
 	}
 	const body = isJsonObject(response.body) ? response.body : {};
-	return { json: { ...body, callId }, url: signedUrlOf(body) };
+	const json = { ...body, callId };
+	if (response.statusCode === 404) {
+		const said = serverMessage(response);
+		return { state: 'notFound', json: { callId }, missing: missingFrom(said), said };
+	}
+	const url = signedUrlOf(body);
+	if (url === undefined || response.statusCode === 202) {
+		const readable = isJsonObject(response.body) || response.raw.length === 0;
+		return { state: 'processing', json, statusCode: response.statusCode, readable };
+	}
+	return { state: 'ready', json, url };
 }
 
-/** Downloads the recording `info` points to into n8n's binary data store. */
+/** The error for an answer without a recording to fetch; it names the call and says why. */
+export function noRecordingError(
+	node: INode,
+	callId: string,
+	answer: Exclude<RecordingAnswer, { state: 'ready' }>,
+	itemIndex?: number,
+): NodeApiError | NodeOperationError {
+	if (answer.state === 'processing' && !answer.readable) {
+		// Not a JSON object (an HTML page, cut-off JSON): nothing says it is being processed.
+		return new NodeOperationError(
+			node,
+			`The recording answer for call "${callId}" holds no download URL (the body is not a JSON object)`,
+			{ itemIndex },
+		);
+	}
+	if (answer.state === 'processing') {
+		const status = typeof answer.json.status === 'string' ? `, status "${answer.json.status}"` : '';
+		const why = answer.statusCode === 202 ? '202' : `no download URL yet${status}`;
+		return new NodeOperationError(
+			node,
+			`The recording of call "${callId}" is still being processed (${why})`,
+			{
+				itemIndex,
+				description:
+					'It usually takes a minute or two after the call. Try again later, or set Options › Wait for Recording.',
+			},
+		);
+	}
+	const message =
+		answer.missing === 'call'
+			? `No call with ID "${callId}" (404)`
+			: answer.missing === 'recording'
+				? `Call "${callId}" has no recording (404)`
+				: `No call with ID "${callId}", or it has no recording (404)`;
+	const said = answer.said ? ` The server said: ${answer.said}` : '';
+	return new NodeApiError(node, { status: 404 } as JsonObject, {
+		message,
+		description: `Missed calls have no recording. A call that ended moments ago may not have one yet.${said}`,
+		httpCode: '404',
+		itemIndex,
+	});
+}
+
+/** The longest pause between two questions while waiting for a recording. */
+const MAX_RECHECK_MS = 30_000;
+
+/**
+ * Asks until the recording is ready, for at most `waitMs`: again after 2, 4, 8... s (at most
+ * 30 s apart), each question paced like every request. Waits only on `processing` answers: a
+ * 404 usually means there is no recording (a missed call), and waiting for it costs the wait.
+ */
+export async function askUntilReady(
+	this: ApiContext,
+	callId: string,
+	policy: RequestPolicy,
+	waitMs: number,
+): Promise<RecordingAnswer> {
+	const until = Date.now() + waitMs;
+	for (let pauseMs = 2000; ; pauseMs = Math.min(pauseMs * 2, MAX_RECHECK_MS)) {
+		const answer = await askForRecording.call(this, callId, policy);
+		const left = until - Date.now();
+		if (answer.state !== 'processing' || left <= 0) return answer;
+		await pause.call(this, Math.min(pauseMs, left));
+	}
+}
+
+/** Downloads the recording at `signedUrl` into n8n's binary data store. */
 export async function downloadRecording(
 	this: ApiContext,
 	callId: string,
-	info: RecordingInfo,
+	signedUrl: string,
 	policy: RequestPolicy,
 ): Promise<IBinaryData> {
-	if (info.url === undefined) {
-		throw new NodeOperationError(
-			this.getNode(),
-			`The recording answer for call ${callId} holds no download URL (fields: ${Object.keys(info.json).join(', ')})`,
-		);
-	}
-	let url = info.url;
+	let url = signedUrl;
 	return await downloadSignedFile.call<
 		ApiContext,
 		[SignedDownload<IBinaryData>],
@@ -165,8 +236,8 @@ export async function downloadRecording(
 		url: () => url,
 		// Signed URLs expire: when the file host refuses one, ask the API for a fresh URL once.
 		refreshUrl: async () => {
-			const fresh = await fetchRecordingInfo.call(this, callId, policy);
-			url = fresh.url ?? url;
+			const fresh = await askForRecording.call(this, callId, policy);
+			if (fresh.state === 'ready') url = fresh.url;
 		},
 		store: async (file) =>
 			await this.helpers.prepareBinaryData(

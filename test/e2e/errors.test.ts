@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-hardcoded-secrets -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Errors as a real n8n (1.x and 2.x: LCA_N8N_VERSION) routes, stores and shows them: error
  * output and pairedItem, the HTTP status to branch on, no item sent after a stop,

@@ -1,6 +1,7 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- dev code, not in the package n8n loads: node rules do not apply */
 /**
- * Every workflow in examples/ (except the trigger's, covered by the trigger's own suite), run in
- * a real n8n 2.40.7 with the package installed from its tarball, against the emulator.
+ * Every workflow in examples/, imported as a user would (only the file folder and the credential
+ * set) into a real n8n with the package installed from its tarball, run against the emulator.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -12,8 +13,10 @@ import {
 	publishMcpExample,
 	runExportExample,
 	runImportExample,
+	runTriggerExample,
 	type ExportSummary,
 	type ImportSummary,
+	type TriggerSummary,
 } from '../../devkit/demo/examples';
 import { openSession, type Session } from '../../devkit/demo/session';
 import { N8N_MAJOR, nodeOutput, readDatabaseText } from '../../devkit/n8n';
@@ -250,6 +253,35 @@ describe('ai-agent-tools-mcp.json (n8n as an MCP server, the test as the AI agen
 	test('the MCP endpoint refuses a client without the bearer token', async () => {
 		const answer = await client.post({ id: 99, method: 'tools/list' }, 'wrong-token');
 		expect(answer.status).toBe(403);
+	});
+});
+
+describe('new-call-recording.json (the trigger)', () => {
+	let result: TriggerSummary;
+	let added: string[];
+	beforeAll(async () => {
+		session.emulator.reset();
+		const before = new Set(session.emulator.calls.map((call) => call.id));
+		result = await runTriggerExample(session, credential());
+		added = session.emulator.calls.filter((call) => !before.has(call.id)).map((call) => call.id);
+	});
+
+	test('activation runs nothing; each new call runs the workflow once, oldest first', () => {
+		expect(result.executionsOnActivation).toBe(0);
+		expect(added).toHaveLength(3);
+		expect(result.emitted).toEqual([...added].reverse());
+		expect(result.executions.every((execution) => execution.status === 'success')).toBe(true);
+	});
+
+	test('recordings land on disk as <call id>.mp3; the missed call is skipped', () => {
+		const [missed, ...recorded] = added;
+		expect(result.saved.map((file) => file.callId)).toEqual([...recorded].reverse());
+		for (const file of result.saved) {
+			expect(file.file).toBe(path.join(session.filesDir, `${file.callId}.mp3`));
+			expect(fs.readFileSync(file.file).equals(recordingBytes(file.callId, 32 * 1024))).toBe(true);
+		}
+		expect(result.skipped).toEqual([{ callId: missed, error: expect.stringContaining('(404)') }]);
+		expect(fs.existsSync(path.join(session.filesDir, `${missed}.mp3`))).toBe(false);
 	});
 });
 

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Runs the reliability suite's operations (test/reliability/support/operations.ts) inside a real
  * n8n instead of n8n-core's in-process engine. Those operations build an engine workflow, hand it

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The fault matrix of test/reliability, run by a real n8n 2.40.7 with the package installed from
  * its tarball: Import Lead (8 leads), List Calls (3 items of 2 pages), List Calls with Return All

@@ -91,9 +91,6 @@ test('two executions at once on two workers: every lead imported exactly once, 4
 	const statuses = api.requests.map((request) => request.status);
 	expect(statuses.filter((status) => status === 201)).toHaveLength(all.length);
 	const rateLimited = statuses.filter((status) => status === 429).length;
-	console.log(
-		`queue mode: ${statuses.length} requests, ${rateLimited} × 429 for ${all.length} leads`,
-	);
 	expect(statuses.every((status) => status === 201 || status === 429)).toBe(true);
 	// Two budgets for one key against a server allowing one: each worker learns from its 429s.
 	// Measured: 4 with the adaptive budget, 11-18 with even spacing per process.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The stage for the trigger's real-n8n suite (trigger.test.ts): one long-lived n8n 2.40.7 with
  * the package installed from its tarball, the API emulator in this process, and trigger
@@ -15,7 +16,9 @@ import * as fs from 'fs';
 import { buildAndInstall } from '../../devkit/demo/build';
 import {
 	createN8nSandbox,
+	isFinished,
 	readStoredExecutions,
+	storedOutput,
 	startN8nServer,
 	type N8nSandbox,
 	type N8nServer,
@@ -235,9 +238,6 @@ export class TriggerWorkflow {
 	}
 }
 
-const isFinished = (execution: StoredExecution) =>
-	execution.data !== null && !['new', 'running', 'waiting'].includes(execution.status);
-
 export interface TriggerWorkflowOptions {
 	credentialId: string;
 	/** The trigger's parameters; Poll Times default to NO_SCHEDULED_POLLS. */
@@ -279,8 +279,7 @@ export function outputItems(
 	nodeName = TRIGGER_NAME,
 	outputIndex = 0,
 ): NodeExecutionItem[] {
-	const task = execution.data?.resultData.runData[nodeName]?.[0];
-	return task?.data?.main?.[outputIndex] ?? [];
+	return storedOutput(execution, nodeName, outputIndex);
 }
 
 /** Call ids the trigger emitted in an execution, in emitting order. */

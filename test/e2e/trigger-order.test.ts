@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The trigger in a real n8n 2.40.7 against lists in the other plausible shapes the spec leaves
  * open: oldest first (new calls appended on the last page) or newest first, with the calls'

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Tests of the emulator itself: the node's suites trust it, so its behaviour must be pinned down.
  * Uses Node's global fetch, real sockets, and ~1 s windows for the rate-limit algorithms.
@@ -429,6 +430,31 @@ describe('recordings and the file host', () => {
 		const none = await get(`${files.baseUrl}/v1/calls/${silent.id}/recording`);
 		expect(await read(none)).toEqual({ detail: 'Recording not found' });
 	});
+
+	it.each([
+		['404', 404, { detail: 'Recording not found' }],
+		['202', 202, { status: 'processing' }],
+		['processing', 200, { status: 'processing', url: null }],
+	] as const)(
+		"answers %s while a new call's recording is processed, then its URL (switch over HTTP)",
+		async (pendingAnswer, status, body) => {
+			const control = connectEmulator(files.baseUrl);
+			await control.setRecordingProcessing({ delayMs: 300, pendingAnswer });
+			const [call] = await control.addCalls(1, { status: 'completed', has_recording: true });
+			const url = `${files.baseUrl}/v1/calls/${call.id}/recording`;
+			const pending = await get(url);
+			expect(pending.status).toBe(status);
+			expect(await read(pending)).toMatchObject(body);
+			// Seeded calls are ready at once.
+			const seeded = files.calls.slice(1).find((other) => other.has_recording) as CallRecord;
+			expect((await get(`${files.baseUrl}/v1/calls/${seeded.id}/recording`)).status).toBe(200);
+			await sleep(350);
+			const ready = await get(url);
+			expect(ready.status).toBe(200);
+			expect(await read(ready)).toMatchObject({ status: 'completed', url: expect.any(String) });
+			expect((await control.state()).recordingProcessing).toEqual({ delayMs: 300, pendingAnswer });
+		},
+	);
 
 	it('signs a URL on the file origin and streams deterministic bytes from it', async () => {
 		const call = recorded();

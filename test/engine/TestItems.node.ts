@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/icon-validation, @n8n/community-nodes/missing-paired-item, @n8n/community-nodes/node-usable-as-tool, @n8n/community-nodes/require-node-description-fields -- dev code, not in the package n8n loads: node rules do not apply */
 import type {
 	IDataObject,
 	IExecuteFunctions,

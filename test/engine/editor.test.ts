@@ -5,11 +5,7 @@
  * calls them, against the emulator.
  */
 import { CredentialTestContext, LoadOptionsContext } from 'n8n-core';
-import type {
-	INodeListSearchResult,
-	INodePropertyOptions,
-	IWorkflowBase,
-} from 'n8n-workflow';
+import type { INodeListSearchResult, INodePropertyOptions, IWorkflowBase } from 'n8n-workflow';
 
 import { DEMO_KEYS, PAGINATION_STYLES } from '../../devkit/emulator';
 import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
@@ -59,9 +55,7 @@ describe('Get Recording Call field', () => {
 	test('a 404 names the call ID once', async () => {
 		const workflow = workflowFrom('getRecording', { items: [{ id: 'call_missing' }] });
 		const result = await run(workflow, credentials());
-		expect(result.errors[0].error).toBe(
-			'No call with ID "call_missing", or it has no recording (404)',
-		);
+		expect(result.errors[0].error).toBe('No call with ID "call_missing" (404)');
 	});
 });
 

@@ -1,3 +1,4 @@
+import type { PendingRecordingAnswer } from '../../devkit/emulator';
 import { recordingBytes } from '../../devkit/emulator';
 import { run, useEmulator, workflowFrom } from './fixtures';
 import { binaryBuffer } from './harness';
@@ -51,7 +52,7 @@ describe('Get Recording', () => {
 			credentials(),
 		);
 		expect(emulator().requests[0].path).toBe('/v1/calls/a%2Fb%20%3Fc%23d/recording');
-		expect(result.errors[0].error).toBe('No call with ID "a/b ?c#d", or it has no recording (404)');
+		expect(result.errors[0].error).toBe('No call with ID "a/b ?c#d" (404)');
 	});
 
 	test('an empty call ID fails its item before any request', async () => {
@@ -97,4 +98,67 @@ describe('Get Recording', () => {
 		expect((await binaryBuffer(binary)).equals(recordingBytes(call.id, 50_000))).toBe(true);
 		expect(emulator().fileRequests).toHaveLength(2);
 	});
+
+	test('a call without a recording and an unknown call are told apart', async () => {
+		const missed = emulator().calls.find((call) => !call.has_recording)!;
+		const result = await run(
+			workflowFrom('getRecording', { items: [{ id: missed.id }, { id: 'call_999999' }] }),
+			credentials(),
+		);
+		expect(result.errors.map((error) => error.error)).toEqual([
+			`Call "${missed.id}" has no recording (404)`,
+			'No call with ID "call_999999" (404)',
+		]);
+	});
+
+	describe.each([
+		['202', /still being processed \(202\)/],
+		['processing', /still being processed \(no download URL yet, status "processing"\)/],
+		['404', /has no recording \(404\)/],
+	] as Array<[PendingRecordingAnswer, RegExp]>)(
+		'a recording still being processed, the API answering %s',
+		(pendingAnswer, message) => {
+			const recordingRequests = () =>
+				emulator().requests.filter((request) => request.path.endsWith('/recording'));
+			const pendingCall = (delayMs: number) => {
+				emulator().setRecordingProcessing({ delayMs, pendingAnswer });
+				return emulator().addCalls(1, { status: 'completed', has_recording: true })[0];
+			};
+
+			test('fails its item saying so', async () => {
+				const call = pendingCall(60_000);
+				const result = await run(
+					workflowFrom('getRecording', { items: [{ id: call.id }] }),
+					credentials(),
+				);
+				expect(result.errors[0].error).toMatch(message);
+				expect(recordingRequests()).toHaveLength(1);
+			});
+
+			test('Wait for Recording asks again until it is ready (processing answers only)', async () => {
+				const call = pendingCall(1500);
+				const result = await run(
+					workflowFrom('getRecording', {
+						items: [{ id: call.id }],
+						parameters: { download: true, options: { waitForRecording: 10 } },
+					}),
+					credentials(),
+				);
+				if (pendingAnswer === '404') {
+					// A 404 is what a missed call gets too: no wait.
+					expect(result.errors[0].error).toMatch(message);
+					expect(recordingRequests()).toHaveLength(1);
+					return;
+				}
+				expect(result.errors).toEqual([]);
+				const binary = result.output('Get Recording').success[0].binary!.data;
+				expect((await binaryBuffer(binary)).equals(recordingBytes(call.id, 50_000))).toBe(true);
+				// Asked at once and 2 s later.
+				expect(recordingRequests().map((request) => request.status)).toEqual([
+					pendingAnswer === '202' ? 202 : 200,
+					200,
+				]);
+			});
+		},
+	);
 });

@@ -1,7 +1,9 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Runs workflow JSON through n8n-core's real execution engine (`WorkflowExecute`), with our
- * node and credential loaded the way n8n loads them. Only the credential store is replaced
- * (credentials come from the test instead of n8n's encrypted database).
+ * node and credential loaded the way n8n loads them. Only the stores behind n8n's database are
+ * replaced: credentials come from the test instead of n8n's encrypted database, and the
+ * deduplication store is in memory (deduplicationStore.ts).
  */
 import { Container } from '@n8n/di';
 import { BinaryDataService, ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
@@ -28,6 +30,7 @@ import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
 import { LeadCallAccessApi } from '../../credentials/LeadCallAccessApi.credentials';
 import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
 import { TestItems } from './TestItems.node';
+import { ensureDeduplicationService } from './deduplicationStore';
 
 import { CREDENTIAL_TYPE, NODE_TYPE, TEST_ITEMS_TYPE } from '../../devkit/workflows';
 
@@ -190,6 +193,7 @@ export async function runWorkflow(
 	credentials: TestCredentials,
 ): Promise<WorkflowResult> {
 	await ensureBinaryDataService();
+	await ensureDeduplicationService();
 	const workflow = new Workflow({
 		id: workflowData.id ?? 'test',
 		name: workflowData.name,

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 import { DEMO_KEYS } from '../../devkit/emulator';
 import { leads, run, useEmulator, workflowFrom } from './fixtures';
 

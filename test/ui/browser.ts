@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Chromium for the editor test: Debian's package (installed with apt-get when missing), driven by
  * playwright-core. No browser is ever downloaded by npm or Playwright.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The n8n editor (2.40.7, `n8n start`) with the package installed from its tarball, driven in
  * Chromium the way a user works: find the node, add Import Lead, create the credential, run five

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * n8n in queue mode, as users scale it: Postgres and Redis, one `n8n start` (the main process:
  * editor, REST API, production webhooks) and N `n8n worker` processes that run the executions.

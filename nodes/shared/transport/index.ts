@@ -38,6 +38,8 @@ export interface ApiRequest {
 	body?: IDataObject;
 	/** Return 3xx answers instead of failing (a recording may be served as a redirect). */
 	acceptRedirect?: boolean;
+	/** Error statuses the caller reads as answers (a recording's 404), returned instead of thrown. */
+	answerStatuses?: readonly number[];
 }
 
 /** Per-request limits, set from the node's "Options". */
@@ -199,6 +201,7 @@ export async function apiRequest(
 	const retries = newRetryState();
 	for (;;) {
 		const answer = await attempt.call(this, budget, options, decrypted);
+		if ('raw' in answer && request.answerStatuses?.includes(answer.statusCode)) return answer;
 		const outcome = 'raw' in answer ? { ...answer, accept3xx: request.acceptRedirect } : answer;
 		const decision = decideRetry(outcome, retries, policy, Date.now());
 

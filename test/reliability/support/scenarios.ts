@@ -55,7 +55,13 @@ function brokenBody(listMessage: RegExp): Scenario['expect'] {
 	return (operation) =>
 		operation === 'Import Lead'
 			? OK
-			: { errors: 1, message: operation === 'List Calls' ? listMessage : /holds no download URL/ };
+			: {
+					errors: 1,
+					message:
+						operation === 'List Calls'
+							? listMessage
+							: /holds no download URL|still being processed/,
+				};
 }
 
 const bursts: Scenario[] = [1, 2, 3, 4, 5, 6].map((count) => ({

@@ -13,6 +13,7 @@ import { apiRequest } from '../../../shared/transport';
 import { VALIDATION_DETAILS } from '../../../shared/transport/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 import { isJsonObject } from '../../../shared/json';
+import { skipDecision, skipUnchangedOption } from './skipUnchanged';
 
 const properties: INodeProperties[] = [
 	{
@@ -46,6 +47,7 @@ const properties: INodeProperties[] = [
 			description:
 				'Whether to check the number is valid E.164 before sending it. An invalid number then fails its item without using a request from the rate limit.',
 		},
+		skipUnchangedOption,
 	]),
 ];
 
@@ -145,12 +147,17 @@ export async function execute(
 	itemIndex: number,
 ): Promise<INodeExecutionData[]> {
 	const body = buildLeadImport.call(this, itemIndex);
+	const decision = await skipDecision(this, itemIndex, (index) =>
+		buildLeadImport.call(this, index),
+	);
+	if (decision.skip) return [{ json: decision.mark(body), pairedItem: { item: itemIndex } }];
 	const response = await apiRequest.call(
 		this,
 		{ operation: 'importLead', method: 'POST', path: '/v1/leads', body },
 		readRequestPolicy.call(this, itemIndex),
 	);
+	await decision.accepted();
 	// The 201 body's shape is not specified; when it is not a JSON object, report what was imported.
 	const lead = isJsonObject(response.body) ? response.body : body;
-	return [{ json: lead, pairedItem: { item: itemIndex } }];
+	return [{ json: decision.mark(lead), pairedItem: { item: itemIndex } }];
 }

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { downloadRecording, fetchRecordingInfo } from '../../../shared/recording';
+import { askUntilReady, downloadRecording, noRecordingError } from '../../../shared/recording';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 
 /** Version 1 saved the call ID as plain text; those workflows keep that field. */
@@ -72,7 +72,17 @@ const properties: INodeProperties[] = [
 		displayOptions: { show: { download: [true] } },
 		hint: 'The name of the output binary field to put the file in',
 	},
-	optionsCollection([]),
+	optionsCollection([
+		{
+			displayName: 'Wait for Recording (Seconds)',
+			name: 'waitForRecording',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: 900 },
+			default: 0,
+			description:
+				'A recording is ready some time after its call. When the API says it is still being processed, ask again (every few seconds, paced like every request) for up to this long before failing the item. 0: fail at once. A call without a recording (404) fails at once either way.',
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions(
@@ -119,12 +129,15 @@ export async function execute(
 		});
 	}
 	const policy = readRequestPolicy.call(this, itemIndex);
-	const info = await fetchRecordingInfo.call(this, callId, policy);
-	const item: INodeExecutionData = { json: info.json, pairedItem: { item: itemIndex } };
+	const waitSeconds = Number(this.getNodeParameter('options.waitForRecording', itemIndex, 0));
+	const waitMs = Number.isFinite(waitSeconds) && waitSeconds > 0 ? waitSeconds * 1000 : 0;
+	const answer = await askUntilReady.call(this, callId, policy, waitMs);
+	if (answer.state !== 'ready') throw noRecordingError(this.getNode(), callId, answer, itemIndex);
+	const item: INodeExecutionData = { json: answer.json, pairedItem: { item: itemIndex } };
 
 	if (this.getNodeParameter('download', itemIndex, false) as boolean) {
 		const binaryPropertyName = this.getNodeParameter('binaryPropertyName', itemIndex) as string;
-		const binary = await downloadRecording.call(this, callId, info, policy);
+		const binary = await downloadRecording.call(this, callId, answer.url, policy);
 		item.binary = { [binaryPropertyName]: binary };
 	}
 	return [item];

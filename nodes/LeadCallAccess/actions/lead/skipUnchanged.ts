@@ -1,0 +1,111 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { AcceptedBodies, bodyKey } from '../../../shared/acceptedBodies';
+import { CREDENTIAL_TYPE, getConnectionSettings } from '../../../shared/transport';
+
+export const skipUnchangedOption: INodeProperties = {
+	displayName: 'Skip Unchanged Leads',
+	name: 'skipUnchanged',
+	type: 'boolean',
+	default: false,
+	description:
+		"Whether to send only leads that changed since this node last imported them, for syncing the same list again and again; costs one small write to n8n's database per imported lead",
+};
+
+/** What a skipped lead's output item says about it. */
+export const SKIP_REASON = 'Unchanged: this node already imported exactly these values';
+
+/** The items of one run that use the option: their keys and which of them to skip. */
+interface RunCheck {
+	store?: AcceptedBodies;
+	keys: Map<number, string>;
+	accepted: Set<string>;
+}
+
+const checkByContext = new WeakMap<IExecuteFunctions, Promise<RunCheck>>();
+
+function optionOf(ctx: IExecuteFunctions, itemIndex: number): unknown {
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	return options.skipUnchanged;
+}
+
+/**
+ * Checks all items of the run at once (two database calls, not two per lead). An item whose
+ * body cannot be built is left out: it fails on its own turn. Turning the option off and
+ * running once forgets everything this node remembered, so the next run sends every lead.
+ */
+async function checkRun(
+	ctx: IExecuteFunctions,
+	bodyOf: (itemIndex: number) => IDataObject,
+): Promise<RunCheck> {
+	const items = ctx.getInputData();
+	const on: number[] = [];
+	let forget = false;
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const option = optionOf(ctx, itemIndex);
+		if (option === true) on.push(itemIndex);
+		// Only an option the user set to off: workflows without it are left alone.
+		else if (option === false) forget = true;
+	}
+	if (on.length === 0 && !forget) return { keys: new Map(), accepted: new Set() };
+
+	const store = new AcceptedBodies(ctx);
+	if (forget) await store.forgetAll();
+	const keys = new Map<number, string>();
+	if (on.length > 0) {
+		// The service a body was accepted by: this credential, at its Base URL.
+		const { apiBase } = await getConnectionSettings.call(ctx);
+		const credentialId = ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? '';
+		const destination = `${credentialId} ${apiBase}`;
+		for (const itemIndex of on) {
+			try {
+				keys.set(itemIndex, bodyKey(destination, bodyOf(itemIndex)));
+			} catch {
+				// Not sendable: the item reports its own error when its turn comes.
+			}
+		}
+	}
+	return { store, keys, accepted: await store.check([...keys.values()]) };
+}
+
+export interface SkipDecision {
+	skip: boolean;
+	/** After the service accepted the body: remember it (no-op when the option is off). */
+	accepted(): Promise<void>;
+	/** Marks the output item when the option is on. */
+	mark(json: IDataObject): IDataObject;
+}
+
+/** Whether to send this item's body; the first call of a run checks every item. */
+export async function skipDecision(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	bodyOf: (itemIndex: number) => IDataObject,
+): Promise<SkipDecision> {
+	let check = checkByContext.get(ctx);
+	if (check === undefined) {
+		check = checkRun(ctx, bodyOf);
+		checkByContext.set(ctx, check);
+	}
+	const { store, keys, accepted } = await check;
+	const key = keys.get(itemIndex);
+	if (store === undefined || key === undefined) {
+		return { skip: false, accepted: async () => {}, mark: (json) => json };
+	}
+	const skip = accepted.has(key);
+	return {
+		skip,
+		accepted: async () => {
+			try {
+				await store.recordAccepted(key);
+			} catch (error) {
+				// The lead is imported; not remembering it only means it is sent again next time.
+				ctx.logger.warn(
+					`Skip Unchanged Leads could not remember a lead: ${(error as Error).message}`,
+				);
+			}
+		},
+		mark: (json) =>
+			skip ? { ...json, skipped: true, skipReason: SKIP_REASON } : { ...json, skipped: false },
+	};
+}
