@@ -19,6 +19,8 @@ const DURABLE_SCHEDULER = {
 	N8N_SCHEDULER_ENABLED: 'true',
 	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
 	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+	// Log lines as JSON, with their metadata: the cause and delay n8n backed off by.
+	N8N_LOG_FORMAT: 'json',
 };
 /** n8n refuses a poll time more often than a minute; six of them, 10 s apart, poll every 10 s. */
 const EVERY_10_SECONDS = pollTimesAtSeconds(0, 10, 20, 30, 40, 50);
@@ -58,9 +60,23 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 		const after = listRequests().slice(before);
 		// The first poll after the revocation meets the 401; none follows within 45 s (4 slots).
 		expect(after.map((request) => request.status)).toEqual([401]);
-		const log = stage.serverLog();
-		expect(log).toMatch(/Poll failed; backing off/);
-		expect(log).toMatch(/credential-invalid/);
+		const backoffs = stage
+			.serverLog()
+			.split('\n')
+			.filter((line) => line.includes('Poll failed; backing off'))
+			.map(
+				(line) =>
+					JSON.parse(line) as { metadata?: Record<string, unknown> } & Record<string, unknown>,
+			)
+			.map((entry) => entry.metadata ?? entry);
+		// Permanent: n8n's longest backoff, 30 minutes.
+		expect(backoffs).toEqual([
+			expect.objectContaining({
+				cause: 'credential-invalid',
+				type: 'permanent',
+				delayMs: 1_800_000,
+			}),
+		]);
 		expect(Date.now() - revokedAt).toBeGreaterThanOrEqual(45_000);
 		await workflow.deactivate();
 	});
