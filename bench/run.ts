@@ -65,15 +65,15 @@ async function runScenarios(
 }
 
 /**
- * The "## Queue mode" section (real n8n main + workers) comes from `npm run bench:queue`
- * (bench/queue.ts): kept as it is when this bench rewrites BENCHMARKS.md.
+ * Sections written by their own scripts, kept as they are when this bench rewrites
+ * BENCHMARKS.md: "## Queue mode" (`npm run bench:queue`, bench/queue.ts) and "## Re-sync"
+ * (`npm run bench:resync`, bench/resync.ts).
  */
-function queueModeSection(file: string): string {
+function keptSection(file: string, title: string, script: string): string {
 	const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-	const start = text.indexOf('\n## Queue mode\n');
-	if (start < 0) {
-		return '## Queue mode\n\nNot measured yet: `npm run bench:queue` (bench/queue.ts) writes this section.\n';
-	}
+	const start = text.indexOf(`\n## ${title}\n`);
+	if (start < 0)
+		return `## ${title}\n\nNot measured yet: \`npm run ${script}\` writes this section.\n`;
 	const next = text.indexOf('\n## ', start + 1);
 	return text.slice(start + 1, next < 0 ? undefined : next + 1);
 }
@@ -154,7 +154,14 @@ async function main(): Promise<void> {
 			summary,
 		);
 		const file = path.join(REPO_DIR, 'BENCHMARKS.md');
-		fs.writeFileSync(file, `${report.trimEnd()}\n\n${queueModeSection(file)}`);
+		const kept = [
+			keptSection(file, 'Queue mode', 'bench:queue'),
+			keptSection(file, 'Re-sync', 'bench:resync'),
+		];
+		fs.writeFileSync(
+			file,
+			`${report.trimEnd()}\n\n${kept.map((part) => part.trimEnd()).join('\n\n')}\n`,
+		);
 		log('wrote BENCHMARKS.md');
 	}
 }
