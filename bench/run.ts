@@ -19,7 +19,13 @@ import { budgetSection, runBudgetSimulation } from './budget';
 import { N8N_VERSION, NODE24_VERSION, REPO_DIR } from '../devkit/n8n';
 import { cleanupAll, cleanupOnSignals } from './lib/cleanup';
 import { startBenchServer, type BenchServer } from './lib/n8n';
-import { describeMachine, renderReport, renderSection, type Section } from './lib/report';
+import {
+	describeMachine,
+	keptSection,
+	renderReport,
+	renderSection,
+	type Section,
+} from './lib/report';
 import { fixed } from './lib/stats';
 import { listCallsSection, runListCalls } from './listCalls';
 import { overheadSection, runOverhead } from './overhead';
@@ -62,20 +68,6 @@ async function runScenarios(
 		}
 	}
 	return results;
-}
-
-/**
- * Sections written by their own scripts, kept as they are when this bench rewrites
- * BENCHMARKS.md: "## Queue mode" (`npm run bench:queue`, bench/queue.ts) and "## Re-sync"
- * (`npm run bench:resync`, bench/resync.ts).
- */
-function keptSection(file: string, title: string, script: string): string {
-	const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-	const start = text.indexOf(`\n## ${title}\n`);
-	if (start < 0)
-		return `## ${title}\n\nNot measured yet: \`npm run ${script}\` writes this section.\n`;
-	const next = text.indexOf('\n## ', start + 1);
-	return text.slice(start + 1, next < 0 ? undefined : next + 1);
 }
 
 /** A normal run takes about 9 minutes; past this something hangs (an n8n that never answers). */

@@ -46,6 +46,14 @@ afterAll(async () => {
 });
 
 const credential = () => exampleCredential(session, DEMO_KEYS.full, RATE.limit);
+
+/** A scheduled example, published as a user imports it: n8n accepts its trigger. */
+async function expectPublishes(file: string): Promise<void> {
+	const workflowId = await session.server.deployWorkflow(loadExample(file, session.filesDir));
+	const stored = await session.server.rest<{ active: boolean }>('GET', `/workflows/${workflowId}`);
+	expect(stored.active).toBe(true);
+	await session.server.rest('POST', `/workflows/${workflowId}/deactivate`);
+}
 const apiRequests = (path: string) => session.emulator.requests.filter((r) => r.path === path);
 
 test('the editor gets the node from the tarball, with its credential, tool use and icons', async () => {
@@ -197,14 +205,7 @@ describe('export-recordings.json', () => {
 	});
 
 	test('as imported, it publishes with its Schedule Trigger', async () => {
-		const workflow = loadExample(EXAMPLE_FILES.exportRecordings, session.filesDir);
-		const workflowId = await session.server.deployWorkflow(workflow);
-		const stored = await session.server.rest<{ active: boolean }>(
-			'GET',
-			`/workflows/${workflowId}`,
-		);
-		expect(stored.active).toBe(true);
-		await session.server.rest('POST', `/workflows/${workflowId}/deactivate`);
+		await expectPublishes(EXAMPLE_FILES.exportRecordings);
 	});
 });
 
@@ -236,14 +237,7 @@ describe('sync-crm-contacts.json (Skip Unchanged Leads)', () => {
 	});
 
 	test('as imported, it publishes with its Schedule Trigger', async () => {
-		const workflow = loadExample(EXAMPLE_FILES.crmSync, session.filesDir);
-		const workflowId = await session.server.deployWorkflow(workflow);
-		const stored = await session.server.rest<{ active: boolean }>(
-			'GET',
-			`/workflows/${workflowId}`,
-		);
-		expect(stored.active).toBe(true);
-		await session.server.rest('POST', `/workflows/${workflowId}/deactivate`);
+		await expectPublishes(EXAMPLE_FILES.crmSync);
 	});
 });
 
