@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Runs the workflows in examples/ exactly as users import them, with only what a user would
  * change themselves substituted: the folder n8n may write to, and a credential pointing at the
@@ -8,11 +8,15 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import {
+	isFinished,
 	nodeOutput,
+	readStoredExecutions,
+	storedOutput,
 	REPO_DIR,
 	type CredentialJson,
 	type NodeExecutionItem,
 	type ServerRunResult,
+	type StoredExecution,
 	type WorkflowJson,
 } from '../n8n';
 import { McpClient } from './mcpClient';
@@ -23,6 +27,7 @@ export const EXAMPLE_FILES = {
 	importLeads: 'import-leads-from-csv.json',
 	exportRecordings: 'export-recordings.json',
 	aiTools: 'ai-agent-tools-mcp.json',
+	newCallRecording: 'new-call-recording.json',
 	crmSync: 'sync-crm-contacts.json',
 } as const;
 /** Examples use the Docker image's allowed folder; each run points them at its own. */
@@ -163,6 +168,87 @@ export async function publishMcpExample(
 	);
 	await client.initialize();
 	return { workflowId, client };
+}
+
+export interface TriggerSummary {
+	/** Calls the trigger emitted after activation, in the order it emitted them. */
+	emitted: string[];
+	/** Executions started by the activation itself: none, so past calls do not flood the workflow. */
+	executionsOnActivation: number;
+	saved: Array<{ callId: string; file: string; bytes: number }>;
+	/** Calls without a recording: Get Recording's error output, nothing written. */
+	skipped: Array<{ callId: string; error: string }>;
+	executions: StoredExecution[];
+}
+
+/**
+ * new-call-recording.json, published as imported (its every-minute schedule kept). Activation
+ * notes where the calls list stands; then `newCalls` calls arrive (the last one missed, without
+ * a recording) and the next check runs now: unpublishing and publishing again runs a poll on
+ * both n8n lines. Whichever poll (that one or the schedule's) emits them, the summary covers all.
+ */
+export async function runTriggerExample(
+	session: Session,
+	credential: CredentialJson,
+	newCalls = 3,
+): Promise<TriggerSummary> {
+	const { server, emulator } = session;
+	await server.createCredential(credential);
+	const workflowId = await server.deployWorkflow(
+		loadExample(EXAMPLE_FILES.newCallRecording, session.filesDir),
+	);
+	await server.publicationStatus(workflowId);
+	const executionsOnActivation = (await readStoredExecutions(session.sandbox, workflowId)).length;
+
+	const recorded = emulator.addCalls(newCalls - 1, { status: 'completed', has_recording: true });
+	const missed = emulator.addCalls(1, { status: 'missed', has_recording: false });
+	const expected = [...missed, ...recorded].map((call) => call.id);
+	await server.rest('POST', `/workflows/${workflowId}/deactivate`, {});
+	await server.publicationStatus(workflowId);
+	const status = await server.activateWorkflow(workflowId);
+	if (status.status !== 'published') {
+		throw new Error(`the trigger example did not poll: ${JSON.stringify(status.triggers)}`);
+	}
+
+	const emittedBy = (executions: StoredExecution[]) =>
+		executions
+			.flatMap((execution) => storedOutput(execution, 'On New Call'))
+			.map((i) => String(i.json.id));
+	const deadline = Date.now() + 30_000;
+	let executions: StoredExecution[] = [];
+	for (;;) {
+		executions = (await readStoredExecutions(session.sandbox, workflowId)).filter(isFinished);
+		const emitted = emittedBy(executions);
+		if (expected.every((id) => emitted.includes(id))) break;
+		if (Date.now() > deadline) {
+			throw new Error(`the trigger example emitted ${emitted.join(', ') || 'nothing'}`);
+		}
+		await new Promise((resolve) => setTimeout(resolve, 200));
+	}
+	await server.rest('POST', `/workflows/${workflowId}/deactivate`, {});
+	await server.publicationStatus(workflowId);
+
+	executions.reverse(); // oldest first
+	const saved = executions.flatMap((execution) =>
+		storedOutput(execution, 'Write Recording to Disk').map((item) => {
+			const file = String(item.json.fileName);
+			const bytes = fs.existsSync(file) ? fs.statSync(file).size : -1;
+			return { callId: String(item.json.callId), file, bytes };
+		}),
+	);
+	const skipped = executions.flatMap((execution) =>
+		storedOutput(execution, 'Get Recording', 1).map((item) => ({
+			callId: String(item.json.id),
+			error: String(item.json.error),
+		})),
+	);
+	return {
+		emitted: emittedBy(executions),
+		executionsOnActivation,
+		saved,
+		skipped,
+		executions,
+	};
 }
 
 export interface CrmSyncSummary {

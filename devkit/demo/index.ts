@@ -17,6 +17,7 @@ import {
 	publishMcpExample,
 	runExportExample,
 	runImportExample,
+	runTriggerExample,
 } from './examples';
 import {
 	elapsed,
@@ -26,6 +27,7 @@ import {
 	step,
 	toolCall,
 	toolsReport,
+	triggerReport,
 } from './report';
 import { openSession, type Session } from './session';
 
@@ -93,6 +95,13 @@ async function runExamples(session: Session): Promise<void> {
 	await callTool(client, 'Import_Lead', { phone: '+14155552671', name: 'Ada Lovelace (CEO)' });
 	await callTool(client, 'List_Calls', { limit: 3 });
 	await callTool(client, 'Import_Lead', { phone: 'twelve' });
+
+	heading(
+		`4. New calls start a workflow (examples/${EXAMPLE_FILES.newCallRecording}, checked now)`,
+	);
+	const triggered = await runTriggerExample(session, credential);
+	if (triggered.saved.length === 0) throw new Error('the trigger workflow saved no recording');
+	triggerReport(triggered, session.filesDir);
 
 	const stats = session.emulator.stats();
 	const keyAtFileHost = session.emulator.fileRequests.some((r) => r.headers.authorization);

@@ -3,7 +3,7 @@
 import * as path from 'path';
 
 import type { McpTool } from './mcpClient';
-import type { ExportSummary, ImportSummary } from './examples';
+import type { ExportSummary, ImportSummary, TriggerSummary } from './examples';
 
 const started = Date.now();
 export const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
@@ -20,9 +20,38 @@ export function line(text = ''): void {
 	process.stdout.write(`   ${text}\n`);
 }
 
-const cut = (text: string, width: number) =>
-	text.length > width ? `${text.slice(0, width - 3)}...` : text;
-const column = (text: string, width: number) => cut(text, width).padEnd(width);
+/** Words of `text` in lines of at most `width` characters; a longer word gets a line of its own. */
+export function wrap(text: string, width: number): string[] {
+	const lines: string[] = [];
+	let current = '';
+	for (const word of text.split(/\s+/).filter(Boolean)) {
+		if (current && current.length + 1 + word.length > width) {
+			lines.push(current);
+			current = word;
+		} else {
+			current = current ? `${current} ${word}` : word;
+		}
+	}
+	return current ? [...lines, current] : lines;
+}
+
+/** `text` in a column of `width`: shortened after its last whole word that fits, with "...". */
+function column(text: string, width: number): string {
+	if (text.length <= width) return text.padEnd(width);
+	const [first] = wrap(text, width - 3);
+	return `${first.length <= width - 3 ? first : first.slice(0, width - 3)}...`.padEnd(width);
+}
+
+/** A message after a label, wrapped at word boundaries to the report's width. */
+function message(label: string, text: string): void {
+	const indent = ' '.repeat(label.length);
+	wrap(text, WIDTH - label.length).forEach((part, index) =>
+		line(`${index === 0 ? label : indent}${part}`),
+	);
+}
+
+/** Text width inside the report's three-space margin: a 100-column terminal. */
+const WIDTH = 94;
 
 export function importReport(summary: ImportSummary): void {
 	const { rows, imported, rejected } = summary;
@@ -37,7 +66,7 @@ export function importReport(summary: ImportSummary): void {
 	}
 	for (const row of rejected) {
 		line(`  rejected  ${column(row.name, 18)} ${row.phone || '(empty)'}`);
-		line(`            ${row.reason}`);
+		message('            ', row.reason);
 	}
 	line(`Rejected rows with their reasons: ${summary.rejectedFile}`);
 }
@@ -60,7 +89,7 @@ export function exportReport(summary: ExportSummary, folder: string): void {
 			.map((file) => path.basename(file.file))
 			.join(', ')}, ...`,
 	);
-	for (const failure of failed) line(`  not saved: ${failure.callId}: ${failure.error}`);
+	for (const failure of failed) message('  ', `not saved: ${failure.callId}: ${failure.error}`);
 }
 
 export function toolsReport(url: string, tools: McpTool[]): void {
@@ -75,5 +104,20 @@ export function toolsReport(url: string, tools: McpTool[]): void {
 
 export function toolCall(name: string, args: unknown, outcome: string): void {
 	line(`  ${name} ${JSON.stringify(args)}`);
-	line(`    -> ${cut(outcome, 90)}`);
+	message('    -> ', outcome);
+}
+
+export function triggerReport(summary: TriggerSummary, folder: string): void {
+	const { emitted, saved, skipped, executions } = summary;
+	line(
+		`Activated: ${summary.executionsOnActivation} runs for the calls already listed (past calls do not flood the workflow)`,
+	);
+	message(
+		'',
+		`${emitted.length} new calls arrived; the next check started the workflow ${executions.length === 1 ? 'once' : `${executions.length} times`} with ${emitted.join(', ')} (oldest first)`,
+	);
+	for (const file of saved) {
+		line(`  saved    ${file.callId} -> ${folder}${path.sep}${path.basename(file.file)}`);
+	}
+	for (const call of skipped) message('  skipped  ', `${call.callId}: ${call.error}`);
 }

@@ -4,7 +4,7 @@ import * as path from 'path';
 import { n8nModulesDir } from './n8n-install';
 import { runProcess } from './process';
 import type { N8nSandbox } from './sandbox';
-import type { RunData } from './types';
+import type { NodeExecutionItem, RunData } from './types';
 
 export interface StoredExecution {
 	id: number;
@@ -29,6 +29,19 @@ async function query<T>(sandbox: N8nSandbox, args: string[]): Promise<T> {
 	);
 	if (result.code !== 0) throw new Error(`db-query ${args[0]} failed: ${result.stderr}`);
 	return JSON.parse(result.stdout) as T;
+}
+
+/** Whether n8n has finished the execution and written its data. */
+export const isFinished = (execution: StoredExecution): boolean =>
+	execution.data !== null && !['new', 'running', 'waiting'].includes(execution.status);
+
+/** Items of one node output in a stored execution (first run); none when the node did not run. */
+export function storedOutput(
+	execution: StoredExecution,
+	nodeName: string,
+	outputIndex = 0,
+): NodeExecutionItem[] {
+	return execution.data?.resultData.runData[nodeName]?.[0]?.data?.main?.[outputIndex] ?? [];
 }
 
 /** Executions n8n stored, newest first (optionally of one workflow). */

@@ -10,7 +10,13 @@ export {
 } from './n8n-install';
 export { createN8nSandbox, runN8nCli, type N8nSandbox, type SandboxOptions } from './sandbox';
 export { packAndInstall, type InstalledPackage } from './pack';
-export { readDatabaseText, readStoredExecutions, type StoredExecution } from './db';
+export {
+	isFinished,
+	readDatabaseText,
+	readStoredExecutions,
+	storedOutput,
+	type StoredExecution,
+} from './db';
 export {
 	N8nServer,
 	OWNER,

@@ -4,7 +4,7 @@ import { randomUUID } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { readStoredExecutions, type StoredExecution } from './db';
+import { isFinished, readStoredExecutions, type StoredExecution } from './db';
 import { N8N_MAJOR } from './n8n-install';
 import type { N8nSandbox } from './sandbox';
 import type { CredentialJson, RunData, WorkflowJson } from './types';
@@ -336,8 +336,7 @@ export class N8nServer {
 		for (;;) {
 			const executions = await readStoredExecutions(this.sandbox, workflowId);
 			const [latest] = executions;
-			const finished = latest?.data && !['new', 'running', 'waiting'].includes(latest.status);
-			if (finished && executions.length >= count) return latest;
+			if (latest && isFinished(latest) && executions.length >= count) return latest;
 			if (Date.now() > deadline) throw new Error(`no finished execution of ${workflowId} stored`);
 			await new Promise((r) => setTimeout(r, 200));
 		}

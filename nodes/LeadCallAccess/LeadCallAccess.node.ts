@@ -23,8 +23,9 @@ export class LeadCallAccess implements INodeType {
 		icon: { light: 'file:leadCallAccess.svg', dark: 'file:leadCallAccess.dark.svg' },
 		group: ['transform'],
 		// 2: Get Recording's Call ID became a resource locator (version 1 keeps the text field).
-		version: [1, 2],
-		defaultVersion: 2,
+		// 3: Import Lead's Default Country became a list of countries (1 and 2 keep the text field).
+		version: [1, 2, 3],
+		defaultVersion: 3,
 		// The operation's action ("Get many calls"), not its internal id; a test checks it matches.
 		subtitle:
 			'={{ {"import":"Import a lead","getAll":"Get many calls","get":"Get a recording"}[$parameter["operation"]] }}',

@@ -205,7 +205,7 @@ describe('error output routing and pairedItem', () => {
 		expect(pairs(success)).toEqual([0, 2, 4]);
 		expect(pairs(failed)).toEqual([1, 3]);
 		expect(failed.map((item) => item.json.name)).toEqual(['B', 'D']);
-		expect(failed[0].json.error).toMatch(/^phone_e164: "call me maybe" contains characters/);
+		expect(failed[0].json.error).toMatch(/^phone_e164: "call me maybe" contains no digits/);
 		expect(failed[1].json.error).toBe('phone_e164: Field required (the value is empty)');
 		expect(nodeOutput(result.run, 'Rejected').map((item) => item.json)).toEqual([
 			{ name: 'B', reason: failed[0].json.error },

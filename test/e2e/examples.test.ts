@@ -1,7 +1,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-hardcoded-secrets -- dev code, not in the package n8n loads: node rules do not apply */
 /**
- * Every workflow in examples/ (except the trigger's, covered by the trigger's own suite), run in
- * a real n8n 2.40.7 with the package installed from its tarball, against the emulator.
+ * Every workflow in examples/, imported as a user would (only the file folder and the credential
+ * set) into a real n8n with the package installed from its tarball, run against the emulator.
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -14,8 +14,10 @@ import {
 	publishMcpExample,
 	runExportExample,
 	runImportExample,
+	runTriggerExample,
 	type ExportSummary,
 	type ImportSummary,
+	type TriggerSummary,
 } from '../../devkit/demo/examples';
 import { openSession, type Session } from '../../devkit/demo/session';
 import { N8N_MAJOR, nodeOutput, readDatabaseText } from '../../devkit/n8n';
@@ -66,12 +68,12 @@ test('the editor gets the node from the tarball, with its credential, tool use a
 			iconUrl: Record<string, string>;
 		}>
 	>('POST', '/node-types', {
-		nodeInfos: [2, 1].map((version) => ({ name: NODE_TYPE, version })),
+		nodeInfos: [3, 1].map((version) => ({ name: NODE_TYPE, version })),
 	});
-	// One description serves both versions; new nodes get version 2.
+	// One description serves every version; new nodes get version 3.
 	expect(version1).toEqual(node);
-	expect(node.version).toEqual([1, 2]);
-	expect(node.defaultVersion).toBe(2);
+	expect(node.version).toEqual([1, 2, 3]);
+	expect(node.defaultVersion).toBe(3);
 	expect(node.usableAsTool).toBe(true);
 	expect(node.credentials).toEqual([
 		{ name: CREDENTIAL_TYPE, required: true, testedBy: 'leadCallAccessApiTest' },
@@ -115,7 +117,7 @@ describe('import-leads-from-csv.json', () => {
 				row: 5,
 				name: 'Linus Pauling',
 				phone: 'call me maybe',
-				reason: expect.stringMatching(/^phone_e164: "call me maybe" contains characters other/),
+				reason: expect.stringMatching(/^phone_e164: "call me maybe" contains no digits/),
 			},
 			{
 				row: 6,
@@ -127,7 +129,9 @@ describe('import-leads-from-csv.json', () => {
 				row: 7,
 				name: 'Nikola Tesla',
 				phone: '555-01',
-				reason: expect.stringMatching(/^phone_e164: "555-01" is not a valid E\.164 number/),
+				reason: expect.stringMatching(
+					/^phone_e164: "555-01" is not a possible number of United States \(\+1\), the Default Country \(5 digits, its numbers have 10 digits\)/,
+				),
 			},
 		]);
 		// n8n merges the input row into each error item, so the next node sees the CSV columns.
@@ -273,7 +277,7 @@ describe('ai-agent-tools-mcp.json (n8n as an MCP server, the test as the AI agen
 		const before = session.emulator.requests.length;
 		const badPhone = await client.callTool('Import_Lead', { phone: 'call me maybe' });
 		expect(badPhone.isError).toBe(true);
-		expect(badPhone.text).toMatch(/phone_e164: "call me maybe" contains characters/);
+		expect(badPhone.text).toMatch(/phone_e164: "call me maybe" contains no digits/);
 		expect(session.emulator.requests.length).toBe(before);
 
 		const missed = session.emulator.calls.find((call) => !call.has_recording)!;
@@ -285,6 +289,35 @@ describe('ai-agent-tools-mcp.json (n8n as an MCP server, the test as the AI agen
 	test('the MCP endpoint refuses a client without the bearer token', async () => {
 		const answer = await client.post({ id: 99, method: 'tools/list' }, 'wrong-token');
 		expect(answer.status).toBe(403);
+	});
+});
+
+describe('new-call-recording.json (the trigger)', () => {
+	let result: TriggerSummary;
+	let added: string[];
+	beforeAll(async () => {
+		session.emulator.reset();
+		const before = new Set(session.emulator.calls.map((call) => call.id));
+		result = await runTriggerExample(session, credential());
+		added = session.emulator.calls.filter((call) => !before.has(call.id)).map((call) => call.id);
+	});
+
+	test('activation runs nothing; each new call runs the workflow once, oldest first', () => {
+		expect(result.executionsOnActivation).toBe(0);
+		expect(added).toHaveLength(3);
+		expect(result.emitted).toEqual([...added].reverse());
+		expect(result.executions.every((execution) => execution.status === 'success')).toBe(true);
+	});
+
+	test('recordings land on disk as <call id>.mp3; the missed call is skipped', () => {
+		const [missed, ...recorded] = added;
+		expect(result.saved.map((file) => file.callId)).toEqual([...recorded].reverse());
+		for (const file of result.saved) {
+			expect(file.file).toBe(path.join(session.filesDir, `${file.callId}.mp3`));
+			expect(fs.readFileSync(file.file).equals(recordingBytes(file.callId, 32 * 1024))).toBe(true);
+		}
+		expect(result.skipped).toEqual([{ callId: missed, error: expect.stringContaining('(404)') }]);
+		expect(fs.existsSync(path.join(session.filesDir, `${missed}.mp3`))).toBe(false);
 	});
 });
 

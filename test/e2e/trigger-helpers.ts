@@ -16,7 +16,9 @@ import * as fs from 'fs';
 import { buildAndInstall } from '../../devkit/demo/build';
 import {
 	createN8nSandbox,
+	isFinished,
 	readStoredExecutions,
+	storedOutput,
 	startN8nServer,
 	type N8nSandbox,
 	type N8nServer,
@@ -232,9 +234,6 @@ export class TriggerWorkflow {
 	}
 }
 
-const isFinished = (execution: StoredExecution) =>
-	execution.data !== null && !['new', 'running', 'waiting'].includes(execution.status);
-
 export interface TriggerWorkflowOptions {
 	credentialId: string;
 	/** The trigger's parameters; Poll Times default to NO_SCHEDULED_POLLS. */
@@ -276,8 +275,7 @@ export function outputItems(
 	nodeName = TRIGGER_NAME,
 	outputIndex = 0,
 ): NodeExecutionItem[] {
-	const task = execution.data?.resultData.runData[nodeName]?.[0];
-	return task?.data?.main?.[outputIndex] ?? [];
+	return storedOutput(execution, nodeName, outputIndex);
 }
 
 /** Call ids the trigger emitted in an execution, in emitting order. */

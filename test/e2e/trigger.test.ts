@@ -14,7 +14,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { EXAMPLE_CREDENTIAL, loadExample } from '../../devkit/demo/examples';
 import { N8N_MAJOR, readDatabaseText } from '../../devkit/n8n';
 import {
 	aMinuteAfterNewest,
@@ -311,39 +310,6 @@ describe('Download Recording', () => {
 		// The test event comes with the file too.
 		const test = await workflow.fetchTestEvent();
 		expect(outputItems(test)[0].binary?.audio?.fileName).toBe(`${recorded.id}.mp3`);
-	});
-});
-
-describe('examples/new-call-recording.json', () => {
-	test('as imported (file path and credential set), a new call ends up on disk', async () => {
-		const { emulator } = stage;
-		const { filesDir } = stage.sandbox;
-		await stage.server.createCredential({
-			...EXAMPLE_CREDENTIAL,
-			type: 'leadCallAccessApi',
-			data: { baseUrl: emulator.baseUrl, apiKey: DEMO_KEYS.full, requestsPerMinute: 0 },
-		});
-		// Imported as it is: the example writes straight into the allowed folder, because n8n
-		// 2.40.7's Read/Write Files from Disk does not create missing folders.
-		// Its schedule is kept (every minute): assertions below hold whichever poll emits.
-		const workflow = await stage.deploy(loadExample('new-call-recording.json', filesDir));
-		const [recorded] = emulator.addCalls(1, { status: 'completed', has_recording: true });
-		const [missed] = emulator.addCalls(1, { status: 'missed', has_recording: false });
-		await workflow.poll();
-
-		const executions = await workflow.waitForExecutions(1);
-		expect(executions.flatMap(emittedIds)).toEqual([recorded.id, missed.id]);
-		const run = executions.find((execution) => emittedIds(execution).includes(recorded.id))!;
-		expect(run.data?.resultData.error?.message).toBeUndefined();
-		expect(run.status).toBe('success');
-		const [written] = outputItems(run, 'Write Recording to Disk');
-		const file = path.join(filesDir, `${recorded.id}.mp3`);
-		expect(written.json.fileName).toBe(file);
-		expect(fs.readFileSync(file).equals(recordingBytes(recorded.id, RECORDING_BYTES))).toBe(true);
-		// The missed call has no recording: Get Recording's error output, nothing written.
-		const skipped = executions.flatMap((execution) => outputItems(execution, 'Get Recording', 1));
-		expect(skipped.map((item) => item.json.id)).toEqual([missed.id]);
-		expect(fs.existsSync(path.join(filesDir, `${missed.id}.mp3`))).toBe(false);
 	});
 });
 

@@ -1,5 +1,10 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
+import libraryMetadata from 'libphonenumber-js/metadata.min.json';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
 import { DEMO_KEYS } from '../../devkit/emulator';
+import { libraryCountry, libraryReading } from '../../devkit/phone/oracle';
+import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
 import { leads, run, useEmulator, workflowFrom } from './fixtures';
 
 describe('Import Lead through the execution engine', () => {
@@ -74,7 +79,7 @@ describe('Import Lead through the execution engine', () => {
 			items: [
 				{ phone: '(415) 555-2671' },
 				{ phone: '1 415 555 2672' },
-				{ phone: '00 44 20 7946 0958' },
+				{ phone: '011 44 20 7946 0958' },
 				{ phone: 4155552673 },
 			],
 			parameters: { options: { defaultCountryCode: '1' } },
@@ -87,6 +92,74 @@ describe('Import Lead through the execution engine', () => {
 			'+442079460958',
 			'+14155552673',
 		]);
+	});
+
+	test('reads each national number as its Default Country does, given per item by an expression', async () => {
+		const items = [
+			{ phone: '06 20 123 4567', country: 'HU' },
+			{ phone: '8 (912) 345-67-89', country: '7' },
+			{ phone: '011 15-2345-6789', country: 'ar' },
+			{ phone: '8 10 36 20 123 4567', country: 'RU' },
+			{ phone: '+44 (0)20 7946 0958 ext. 12', country: '' },
+		];
+		const workflow = workflowFrom('importLeads', {
+			items,
+			parameters: { options: { defaultCountryCode: '={{ $json.country }}' } },
+		});
+		const result = await run(workflow, credentials());
+		expect(result.errors).toEqual([]);
+		const expected = items.map(({ phone, country }) => {
+			const reading = libraryReading(phone, libraryCountry(country) ?? undefined);
+			return reading.possible && reading.valid ? reading.e164 : 'not a valid number';
+		});
+		expect(apiBodies().map((body) => body.phone_e164)).toEqual(expected);
+	});
+
+	test.each([
+		[2, '36', 'the text field saved by versions 1 and 2: a calling code'],
+		[2, 'hu', 'the text field: a two-letter code'],
+		[3, 'HU', 'the list of version 3'],
+		[3, '={{ "36" }}', 'an expression giving a calling code in version 3'],
+	])('version %i Default Country %j (%s)', async (version, defaultCountryCode) => {
+		const workflow = workflowFrom('importLeads', {
+			items: [{ phone: '06 20 123 4567' }],
+			parameters: { options: { defaultCountryCode } },
+		});
+		workflow.nodes.find((node) => node.name === 'Import Lead')!.typeVersion = version;
+		const result = await run(workflow, credentials());
+		expect(result.errors).toEqual([]);
+		expect(apiBodies().map((body) => body.phone_e164)).toEqual([
+			libraryReading('06 20 123 4567', 'HU').e164,
+		]);
+	});
+
+	test('version 3 lists every country libphonenumber knows, by name, for Default Country', () => {
+		const options = new LeadCallAccess().description.properties.find(
+			(property) => property.name === 'options' && property.type === 'collection',
+		)?.options as INodeProperties[];
+		const list = options.find(
+			(option) => option.name === 'defaultCountryCode' && option.type === 'options',
+		);
+		const values = (list?.options as INodePropertyOptions[]).map((option) => option.value);
+		expect(values).toContain('');
+		expect(values.filter((value) => value !== '').sort()).toEqual(
+			Object.keys(libraryMetadata.countries).sort(),
+		);
+		expect(list?.options).toContainEqual({ name: 'Hungary (+36)', value: 'HU' });
+	});
+
+	test('a number its country cannot have fails its item before any request, with the lengths allowed', async () => {
+		const workflow = workflowFrom('importLeads', {
+			items: [{ phone: '06 20 123', name: 'too short' }, { phone: '06 20 123 4567' }],
+			parameters: { options: { defaultCountryCode: 'HU' } },
+		});
+		const result = await run(workflow, credentials());
+		expect(apiBodies().map((body) => body.phone_e164)).toEqual(['+36201234567']);
+		expect(result.errors).toHaveLength(1);
+		expect(result.errors[0].name).toBe('too short');
+		expect(result.errors[0].error).toBe(
+			`phone_e164: "06 20 123" is not a possible number of Hungary (+36), the Default Country (7 digits, its numbers have 8 or 9 digits): check it, or if it is from another country, write it with + and that country's code (e.g. +44 20 7946 0958)`,
+		);
 	});
 
 	test('an invalid phone fails its own item without spending a request; the others go through', async () => {
@@ -109,7 +182,7 @@ describe('Import Lead through the execution engine', () => {
 			'no country code',
 			'missing phone',
 		]);
-		expect(result.errors[0].error).toMatch(/^phone_e164: "call me maybe" contains characters/);
+		expect(result.errors[0].error).toMatch(/^phone_e164: "call me maybe" contains no digits/);
 		expect(result.errors[1].error).toMatch(/has no country code/);
 		expect(result.errors[2].error).toMatch(/phone_e164: Field required/);
 		// A local check: no HTTP status, the same detail shape as the API's 422.

@@ -1,32 +1,76 @@
-import { normalizePhone } from '../../nodes/LeadCallAccess/helpers/phone';
+import { normalizePhone, resolveDefaultCountry } from '../../nodes/LeadCallAccess/helpers/phone';
 
-describe('normalizePhone', () => {
+// How numbers are read is checked against libphonenumber-js in phoneOracle.test.ts; this file
+// checks the node's own decisions: how Default Country is given, and what a refusal says.
+describe('resolveDefaultCountry', () => {
 	test.each([
-		['+14155552671', undefined, '+14155552671'],
-		[' +1 (415) 555-2671 ', undefined, '+14155552671'],
-		['0044 20 7946 0958', undefined, '+442079460958'],
-		['(415) 555-2671', '1', '+14155552671'],
-		['1-415-555-2671', '1', '+14155552671'],
-		['415.555.2671', '1', '+14155552671'],
-		['020 7946 0958', '44', '+442079460958'],
-		['06 1234 5678', '39', '+390612345678'],
-		['030 123456', '49', '+4930123456'],
-	])('%s with country code %s -> %s', (raw, code, expected) => {
-		expect(normalizePhone(raw, code)).toEqual({ ok: true, e164: expected });
+		['', undefined],
+		['  ', undefined],
+		['HU', 'HU'],
+		['us', 'US'],
+		[' gb ', 'GB'],
+		['36', 'HU'],
+		['+44', 'GB'],
+		['0049', 'DE'],
+		[' 39 ', 'IT'],
+		// Shared calling codes stand for libphonenumber's main country for the code.
+		['1', 'US'],
+		['7', 'RU'],
+		[7, 'RU'],
+	])('%j -> %s', (value, country) => {
+		expect(resolveDefaultCountry(value)).toEqual(country ? { country } : {});
 	});
 
+	test.each(['XX', 'abc', '1234', '0', '800', '+', 'United States'])('%j is refused', (value) => {
+		expect(resolveDefaultCountry(value).problem).toMatch(
+			/is neither a country's two-letter code .* nor a country calling code/,
+		);
+	});
+});
+
+describe('normalizePhone refusals', () => {
 	test.each([
-		['', undefined, /is empty/],
-		['4155552671', undefined, /has no country code/],
-		['+1 415 555 2671 ext 5', undefined, /contains characters/],
-		['+1+4155552671', undefined, /not at the start/],
-		['+0123456789', undefined, /not a valid E\.164/],
-		['+1234', undefined, /not a valid E\.164/],
-		['+1234567890123456', undefined, /not a valid E\.164/],
-		['555 2671', 'abc', /default country code/],
-	])('%s is rejected (%s)', (raw, code, reason) => {
-		const result = normalizePhone(raw, code);
-		expect(result.ok).toBe(false);
-		expect(result.ok ? '' : result.reason).toMatch(reason);
+		['', undefined, /^is empty$/],
+		['call me', 'US', /contains no digits/],
+		['4155552671', undefined, /has no country code: start it with \+/],
+		['555 2671', 'abc', /has no country code, and the Default Country "abc" is neither/],
+		['+1+4155552671', undefined, /'\+' that is not at the start/],
+		['+44 20 7946 0958 or 020 7946 0959', undefined, /text that is not part of a phone number/],
+		['+1 (415 555 2671', undefined, /unbalanced brackets/],
+		['+0123456789', undefined, /known country calling code/],
+		['+999 1234567', undefined, /known country calling code/],
+		['1', 'US', /too short/],
+		[`+1 ${'5'.repeat(300)}`, undefined, /too long/],
+		[
+			'+1234',
+			undefined,
+			/^is not a possible number of United States \(\+1\) \(3 digits, its numbers have 10 digits\): check it$/,
+		],
+		[
+			'06 20 123',
+			'HU',
+			/^is not a possible number of Hungary \(\+36\), the Default Country \(7 digits, its numbers have 8 or 9 digits\): check it, or if it is from another country, write it with \+/,
+		],
+		// 06 is Hungary's national prefix, but what follows is too short: libphonenumber keeps it.
+		[
+			'06 20 123 45',
+			'HU',
+			/^is not a valid number of Hungary \(\+36\), the Default Country: read as \+36 062012345, which is not how its numbers start: check it, or if/,
+		],
+		[
+			'+1 055 555 2671',
+			undefined,
+			/^is not a valid number of United States \(\+1\): read as \+1 0555552671, which is not how its numbers start: check it$/,
+		],
+	])('%j with Default Country %j', (raw, defaultCountry, reason) => {
+		const result = normalizePhone(raw, defaultCountry);
+		expect(result.ok ? result.e164 : result.reason).toMatch(reason);
+	});
+
+	test('with Validate Phone off, a number its country cannot have is sent as read', () => {
+		expect(normalizePhone('06 20 123 45', 'HU', { validate: false })).toEqual({
+			ok: true,
+			e164: '+36062012345',
+		});
 	});
 });

@@ -1,97 +1,63 @@
 import fc from 'fast-check';
 
-/** A country calling code and the length of its national significant numbers. */
-interface Country {
-	cc: string;
-	digits: number;
-	/** Italy: the national number keeps its leading 0 after the country code. */
-	keepsTrunkZero?: boolean;
-}
+import {
+	EXAMPLE_COUNTRIES,
+	exampleFormats,
+	libraryCountry,
+	libraryReading,
+} from '../../../devkit/phone/oracle';
 
-const COUNTRIES: Country[] = [
-	{ cc: '1', digits: 10 },
-	{ cc: '44', digits: 10 },
-	{ cc: '49', digits: 11 },
-	{ cc: '33', digits: 9 },
-	{ cc: '39', digits: 10, keepsTrunkZero: true },
-	{ cc: '61', digits: 9 },
-	{ cc: '81', digits: 10 },
-	{ cc: '91', digits: 10 },
-	{ cc: '55', digits: 11 },
-	{ cc: '7', digits: 10 },
-	{ cc: '353', digits: 9 },
-	{ cc: '972', digits: 9 },
-	{ cc: '86', digits: 11 },
-];
-
-/** A phone number as people write it, the Default Country Code it needs, and its E.164 form. */
+/**
+ * A phone number as people write it, the Default Country it needs, and the E.164 number
+ * libphonenumber-js reads in it (undefined: the library finds no valid number there, so the
+ * node must refuse it).
+ */
 export interface WrittenPhone {
 	written: string;
 	/** undefined: the number is international and needs none. */
 	defaultCountryCode?: string;
-	e164: string;
+	e164?: string;
 }
 
-const digitString = (length: number, first = '123456789') =>
-	fc
-		.tuple(
-			fc.constantFrom(...first.split('')),
-			fc.array(fc.integer({ min: 0, max: 9 }), { minLength: length - 1, maxLength: length - 1 }),
-		)
-		.map(([head, tail]) => `${head}${tail.join('')}`);
-
-/** Splits digits into groups of 2 to 4 joined by one separator, optionally bracketing the first. */
-const grouped = (digits: string) =>
-	fc
-		.record({
-			sizes: fc.array(fc.integer({ min: 2, max: 4 }), { minLength: 8, maxLength: 8 }),
-			separator: fc.constantFrom(' ', '-', '.', '/', '  ', ''),
-			bracketFirst: fc.boolean(),
-		})
-		.map(({ sizes, separator, bracketFirst }) => {
-			const groups: string[] = [];
-			for (let at = 0, i = 0; at < digits.length; i++) {
-				groups.push(digits.slice(at, at + sizes[i % sizes.length]));
-				at += sizes[i % sizes.length];
-			}
-			if (bracketFirst && groups.length > 1) groups[0] = `(${groups[0]})`;
-			return groups.join(separator);
-		});
-
-const countryCodeOption = (cc: string) => fc.constantFrom(cc, `+${cc}`, `00${cc}`, ` ${cc} `);
-
-function writtenIn(country: Country): fc.Arbitrary<WrittenPhone> {
-	const nsn = country.keepsTrunkZero
-		? digitString(country.digits - 1).map((rest) => `0${rest}`)
-		: digitString(country.digits, country.cc === '1' ? '23456789' : '123456789');
-	return nsn.chain((number) => {
-		const e164 = `+${country.cc}${number}`;
-		const national = country.keepsTrunkZero ? number : `0${number}`;
-		const international = fc
-			.tuple(
-				fc.constantFrom('+', '00', '+ ', '00 '),
-				fc.constantFrom(' ', '-', '', ' (0) ', ' (0)'),
-				grouped(number),
-			)
-			.filter(([, gap]) => !gap.includes('(0)') || !country.keepsTrunkZero)
-			.map(([prefix, gap, rest]) => ({ written: `${prefix}${country.cc}${gap}${rest}`, e164 }));
-		const nationalForms =
-			country.cc === '1'
-				? fc
-						.tuple(fc.constantFrom('', '1 ', '1-', '1'), grouped(number))
-						.map(([p, rest]) => `${p}${rest}`)
-				: grouped(national);
-		const local = fc
-			.tuple(nationalForms, countryCodeOption(country.cc))
-			.map(([written, defaultCountryCode]) => ({ written, defaultCountryCode, e164 }));
-		return fc.oneof(international, local);
-	});
-}
-
-/** Valid numbers of many countries in international and national shapes. */
+/**
+ * Each country's example mobile number with its last digits changed, written nationally (with
+ * the country's two-letter code or calling code as Default Country), internationally or with 00,
+ * its groups joined by one separator. The expected number is the library's reading.
+ */
 export const writtenPhone: fc.Arbitrary<WrittenPhone> = fc
-	.constantFrom(...COUNTRIES)
-	.chain(writtenIn);
+	.record({
+		country: fc.constantFrom(...EXAMPLE_COUNTRIES),
+		lastDigits: fc.stringMatching(/^\d{3}$/),
+		form: fc.constantFrom('national', 'international', '00'),
+		separator: fc.constantFrom(' ', '-', '.', '/', '  ', ''),
+		defaultAs: fc.constantFrom('country', 'calling code', ' +calling code '),
+	})
+	.map(({ country, lastDigits, form, separator, defaultAs }) => {
+		const { national, international, callingCode } = exampleFormats(country);
+		const changed = (written: string) =>
+			written
+				.replace(
+					/\d(\D*)\d(\D*)\d(\D*)$/,
+					(_, a, b, c) => `${lastDigits[0]}${a}${lastDigits[1]}${b}${lastDigits[2]}${c}`,
+				)
+				.replace(/ /g, separator);
+		if (form === 'national') {
+			const defaultCountryCode = {
+				country,
+				'calling code': callingCode,
+				' +calling code ': ` +${callingCode} `,
+			}[defaultAs];
+			const written = changed(national);
+			return { written, defaultCountryCode, ...valid(written, defaultCountryCode) };
+		}
+		const written = changed(form === '00' ? `00 ${international.slice(1)}` : international);
+		return { written, ...valid(written, '') };
+	});
+
+function valid(written: string, defaultCountry: string): { e164?: string } {
+	const reading = libraryReading(written, libraryCountry(defaultCountry) ?? undefined);
+	return reading.possible && reading.valid ? { e164: reading.e164 } : {};
+}
 
 /** Text that tests encoders: control characters, lone surrogates, emoji, RTL, zero-width. */
 export const oddText = fc.oneof(

@@ -1,6 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { normalizeCountryCode, normalizePhone } from '../../../nodes/LeadCallAccess/helpers/phone';
+import { libraryCountry, libraryReading } from '../../../devkit/phone/oracle';
+
+const E164 = /^\+[1-9]\d{6,14}$/;
 
 export const LOCAL_ERROR = /^(phone_e164|name|campaign_id|contact_type|legal_basis): /;
 export const API_REJECTED = /^The API rejected the lead \(422\): /;
@@ -21,13 +23,17 @@ export interface LeadOptions {
 }
 
 /**
- * What the node must do with one item: fail it locally (no request) or send this body.
- * Phone normalisation itself is checked against an independent oracle elsewhere (writtenPhone).
+ * What the node may do with one item: fail it locally (no request), or send one of these bodies.
+ * The phone number's expectation comes from libphonenumber-js, never from the node's normaliser:
+ * - Validate Phone on: the library's reading when it is a possible, valid E.164 number (the node
+ *   may still refuse text it does not take for one number, such as letters around digits);
+ *   otherwise a local failure.
+ * - Validate Phone off: the library's reading when E.164, or the text as written.
  */
 export function expectedLead(
 	item: { phone?: unknown; name?: unknown; campaign?: unknown; legal?: unknown; tag: string },
 	options: LeadOptions,
-): { local: true } | { local: false; body: IDataObject } {
+): { local: true } | { local: false | 'maybe'; bodies: IDataObject[] } {
 	const phone = textOf(item.phone)?.trim();
 	const name = textOf(item.name)?.trim();
 	const campaign = textOf(item.campaign)?.trim();
@@ -36,13 +42,23 @@ export function expectedLead(
 		return { local: true };
 	}
 	if (legal === undefined || (options.clearLegalBasis && legal !== '')) return { local: true };
-	const normalized = normalizePhone(phone, normalizeCountryCode(options.defaultCountryCode));
-	if (!normalized.ok && options.validatePhone) return { local: true };
-	const body: IDataObject = { phone_e164: normalized.ok ? normalized.e164 : phone };
-	if (name !== '') body.name = name;
-	if (campaign !== '') body.campaign_id = campaign;
-	body.contact_type = item.tag;
-	if (options.clearLegalBasis) body.legal_basis = null;
-	else if (legal !== '') body.legal_basis = legal;
-	return { local: false, body };
+	const reading = libraryReading(phone, libraryCountry(options.defaultCountryCode) ?? undefined);
+	const readable = reading.e164 !== undefined && E164.test(reading.e164);
+	let phones: string[];
+	if (options.validatePhone) {
+		if (!readable || !reading.possible || !reading.valid) return { local: true };
+		phones = [reading.e164!];
+	} else {
+		phones = readable ? [reading.e164!, phone] : [phone];
+	}
+	const rest: IDataObject = {};
+	if (name !== '') rest.name = name;
+	if (campaign !== '') rest.campaign_id = campaign;
+	rest.contact_type = item.tag;
+	if (options.clearLegalBasis) rest.legal_basis = null;
+	else if (legal !== '') rest.legal_basis = legal;
+	return {
+		local: options.validatePhone ? 'maybe' : false,
+		bodies: phones.map((phone_e164) => ({ phone_e164, ...rest })),
+	};
 }

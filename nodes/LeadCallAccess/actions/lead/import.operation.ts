@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { normalizeCountryCode, normalizePhone } from '../../helpers/phone';
+import { countryOptions, normalizePhone } from '../../helpers/phone';
 import type { OptionalField } from './fields';
 import { OPTIONAL_FIELDS, additionalFieldsProperty, clearFieldsProperty } from './fields';
 import { apiRequest } from '../../../shared/transport';
@@ -14,6 +14,35 @@ import { VALIDATION_DETAILS } from '../../../shared/transport/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 import { isJsonObject } from '../../../shared/json';
 import { skipDecision, skipUnchangedOption } from './skipUnchanged';
+
+const DEFAULT_COUNTRY_HELP =
+	'The number is read as that country writes it: with United States, (415) 555-2671 becomes +14155552671; with Hungary, 06 20 123 4567 becomes +36201234567.';
+
+/**
+ * Default Country. The parameter keeps its first name, defaultCountryCode, so saved workflows
+ * load: versions 1 and 2 keep the text field (now a two-letter code or a calling code), version 3
+ * lists the countries. Both read the same values, so an expression may give either.
+ */
+const defaultCountryProperties: INodeProperties[] = [
+	{
+		displayName: 'Default Country',
+		name: 'defaultCountryCode',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. US or 1',
+		description: `Country of numbers written without a country code, as its two-letter code (US, GB, HU) or calling code (1, 44, 36). ${DEFAULT_COUNTRY_HELP} A calling code shared by several countries reads numbers as its main country does (1: US, 7: Russia, 44: GB).`,
+		displayOptions: { show: { '@version': [1, 2] } },
+	},
+	{
+		displayName: 'Default Country',
+		name: 'defaultCountryCode',
+		type: 'options',
+		default: '',
+		options: [{ name: 'None', value: '' }, ...countryOptions()],
+		description: `Country of numbers written without a country code. ${DEFAULT_COUNTRY_HELP} In an expression, give its two-letter code (US, HU) or calling code (1, 36).`,
+		displayOptions: { show: { '@version': [{ _cnd: { gte: 3 } }] } },
+	},
+];
 
 const properties: INodeProperties[] = [
 	{
@@ -30,22 +59,14 @@ const properties: INodeProperties[] = [
 	additionalFieldsProperty(2),
 	clearFieldsProperty,
 	optionsCollection([
-		{
-			displayName: 'Default Country Code',
-			name: 'defaultCountryCode',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. 1',
-			description:
-				'Country calling code added to numbers written without one, e.g. 1 turns (415) 555-2671 into +14155552671, 44 turns 020 7946 0958 into +442079460958',
-		},
+		...defaultCountryProperties,
 		{
 			displayName: 'Validate Phone',
 			name: 'validatePhone',
 			type: 'boolean',
 			default: true,
 			description:
-				'Whether to check the number is valid E.164 before sending it. An invalid number then fails its item without using a request from the rate limit.',
+				"Whether to check the number before sending it: a length or a start its country's numbers never have fails the item without using a request from the rate limit, and the message gives the lengths the country allows",
 		},
 		skipUnchangedOption,
 	]),
@@ -110,8 +131,9 @@ function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDataObjec
 			'Field required (the value is empty)',
 		);
 	}
-	const normalized = normalizePhone(rawPhone, normalizeCountryCode(options.defaultCountryCode));
-	if (!normalized.ok && options.validatePhone !== false) {
+	const validate = options.validatePhone !== false;
+	const normalized = normalizePhone(rawPhone, options.defaultCountryCode, { validate });
+	if (!normalized.ok && validate) {
 		const problem = `"${preview(rawPhone)}" ${normalized.reason}`;
 		throw fieldError(this, itemIndex, 'phone_e164', 'Phone (E.164)', problem);
 	}

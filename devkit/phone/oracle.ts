@@ -1,0 +1,168 @@
+/**
+ * libphonenumber-js as the judge of phone numbers: how it reads a written number, and the
+ * written numbers to ask it about (every example number it ships, in the forms and styles
+ * people write). Shared by the unit oracle test, the reliability fuzz model and
+ * `npm run phone:measure`. Nothing here uses the node's own normaliser.
+ */
+import type { CountryCode } from 'libphonenumber-js';
+import { parsePhoneNumber } from 'libphonenumber-js';
+import examples from 'libphonenumber-js/examples.mobile.json';
+import libraryMetadata from 'libphonenumber-js/metadata.min.json';
+
+type LibraryPlan = unknown[];
+const metadata = libraryMetadata as unknown as {
+	country_calling_codes: Record<string, string[]>;
+	countries: Record<string, LibraryPlan>;
+	nonGeographic: Record<string, LibraryPlan>;
+};
+
+/**
+ * The country a Default Country value stands for, by the library's data: a two-letter code it
+ * knows, or a calling code's main country. `null`: the value is neither.
+ */
+export function libraryCountry(value: string): CountryCode | undefined | null {
+	const text = value.trim();
+	if (text === '') return undefined;
+	if (/^[a-z]{2}$/i.test(text) && metadata.countries[text.toUpperCase()]) {
+		return text.toUpperCase() as CountryCode;
+	}
+	const main = /^(\+|00)?\d{1,3}$/.test(text)
+		? metadata.country_calling_codes[text.replace(/^(\+|00)/, '')]?.[0]
+		: undefined;
+	return main ? (main as CountryCode) : null;
+}
+
+export interface LibraryReading {
+	/** The E.164 number the library reads, if any. */
+	e164?: string;
+	/** Whether the library finds its length possible for its country. */
+	possible: boolean;
+	/** Whether the library finds it a valid number of its country (isValid). */
+	valid: boolean;
+}
+
+/**
+ * What libphonenumber-js reads in `text` with this default country. Without one the library
+ * knows no international call prefix; a leading 00 is then read as + (the node's documented
+ * reading), so the library is asked about the + form.
+ */
+export function libraryReading(text: string, defaultCountry?: CountryCode): LibraryReading {
+	const asked = defaultCountry ? text : text.replace(/^(\D*)00/, '$1+');
+	try {
+		const number = parsePhoneNumber(asked, defaultCountry ? { defaultCountry } : {});
+		return { e164: number.number, possible: number.isPossible(), valid: number.isValid() };
+	} catch {
+		return { possible: false, valid: false };
+	}
+}
+
+export const EXAMPLE_COUNTRIES = Object.keys(examples) as CountryCode[];
+
+/** Calling codes of no country (+800 freephone, +882 networks...). */
+export const NON_GEOGRAPHIC_CALLING_CODES = Object.keys(metadata.nonGeographic);
+
+/** The digits a country dials before a calling code (00, 011, 8 10...), when it has one to write. */
+function internationalPrefix(country: CountryCode): string | undefined {
+	const plan = metadata.countries[country];
+	const preferred = typeof plan[12] === 'string' ? plan[12] : plan[1];
+	return typeof preferred === 'string' && /^[\d~]+$/.test(preferred)
+		? preferred.replace(/~/g, ' ')
+		: undefined;
+}
+
+export interface WrittenNumber {
+	/** What the user typed. */
+	text: string;
+	/** The Default Country set, as the user sets it (two-letter code or calling code). */
+	defaultCountry: string;
+	/** The example's country and how it was written, to report by. */
+	country: CountryCode;
+	form: string;
+}
+
+/** The example number of a country in its national and international formats. */
+export function exampleFormats(country: CountryCode) {
+	const number = parsePhoneNumber(examples[country as keyof typeof examples], country);
+	return {
+		national: number.formatNational(),
+		international: number.formatInternational(),
+		callingCode: number.countryCallingCode as string,
+	};
+}
+
+/** The ways CRMs and forms hold numbers: separators, brackets, extensions, words around them. */
+export const CRM_STYLES: Record<string, (written: string) => string> = {
+	dots: (written) => written.replace(/[\s-]+/g, '.'),
+	dashes: (written) => written.replace(/\s+/g, '-'),
+	slash: (written) => written.replace(/\s+/, '/'),
+	'no separators': (written) => written.replace(/[^\d+]/g, ''),
+	'bracketed first group': (written) =>
+		written.replace(/^(\+?\d+)\s(\d+)/, (_, first, second) => `${first} (${second})`),
+	'extension ext.': (written) => `${written} ext. 123`,
+	'extension x': (written) => `${written} x45`,
+	'extension #': (written) => `${written} #9`,
+	'label before': (written) => `Tel: ${written}`,
+	'words after': (written) => `${written} (mobile)`,
+	'non-breaking spaces': (written) => written.replace(/ /g, '\u00a0'),
+	'tel: link': (written) => `tel:${written.replace(/\s+/g, '-')}`,
+};
+
+/** Every example number, written in every form, with and without a Default Country. */
+export function writtenNumbers(): WrittenNumber[] {
+	const written: WrittenNumber[] = [];
+	const add = (country: CountryCode, form: string, text: string, defaults: string[]) => {
+		for (const defaultCountry of defaults) written.push({ text, defaultCountry, country, form });
+	};
+	const reference = exampleFormats('HU' as CountryCode);
+	for (const country of EXAMPLE_COUNTRIES) {
+		const { national, international, callingCode } = exampleFormats(country);
+		const digits = international.replace(/^\+/, '');
+		add(country, 'national', national, [country, callingCode, '']);
+		add(country, 'international', international, [country, '']);
+		add(country, '00', `00 ${digits}`, [country, '']);
+		add(country, '+ (0)', international.replace(/^(\+\d+)\s/, '$1 (0)'), [country, '']);
+		const prefix = internationalPrefix(country);
+		if (prefix) {
+			const abroad = reference.international.replace(/^\+/, `${prefix} `);
+			add(country, 'international call prefix', abroad, [country]);
+		}
+		for (const [style, restyle] of Object.entries(CRM_STYLES)) {
+			add(country, `national, ${style}`, restyle(national), [country]);
+			add(country, `international, ${style}`, restyle(international), ['']);
+		}
+	}
+	return written;
+}
+
+/** A phone normaliser under test: the E.164 number it would send, or undefined when it refuses. */
+export type Normaliser = (text: string, defaultCountry: string) => string | undefined;
+
+export interface Verdict extends WrittenNumber {
+	sent?: string;
+	library: LibraryReading;
+	outcome: 'right' | 'refused' | 'wrong';
+}
+
+/**
+ * Right: sends the number the library reads, and the library finds it possible and valid.
+ * Refused: sends nothing. Wrong: sends anything else. A Default Country the library cannot resolve means the
+ * library reads the number without one.
+ */
+export function judge(normalise: Normaliser, written: WrittenNumber): Verdict {
+	const country = libraryCountry(written.defaultCountry) ?? undefined;
+	const library = libraryReading(written.text, country);
+	const sent = normalise(written.text, written.defaultCountry);
+	const outcome =
+		sent === undefined
+			? 'refused'
+			: sent === library.e164 && library.possible && library.valid
+				? 'right'
+				: 'wrong';
+	return { ...written, sent, library, outcome };
+}
+
+export function tally(verdicts: Verdict[]): Record<Verdict['outcome'], number> {
+	const counts = { right: 0, refused: 0, wrong: 0 };
+	for (const verdict of verdicts) counts[verdict.outcome]++;
+	return counts;
+}

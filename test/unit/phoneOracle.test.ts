@@ -1,0 +1,119 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
+/**
+ * Import Lead's phone numbers against libphonenumber-js: every example number the library
+ * ships, written nationally, internationally, with 00 or the country's own international call
+ * prefix, and in the styles CRMs hold them (devkit/phone/oracle.ts), with and without a
+ * Default Country. The expected numbers are the library's readings, never the node's.
+ */
+import fc from 'fast-check';
+
+import { E164_PATTERN, normalizePhone } from '../../nodes/LeadCallAccess/helpers/phone';
+import type { Verdict } from '../../devkit/phone/oracle';
+import {
+	EXAMPLE_COUNTRIES,
+	NON_GEOGRAPHIC_CALLING_CODES,
+	exampleFormats,
+	judge,
+	libraryCountry,
+	libraryReading,
+	writtenNumbers,
+} from '../../devkit/phone/oracle';
+
+const written = writtenNumbers();
+const node = (validate: boolean) => (text: string, defaultCountry: string) => {
+	const result = normalizePhone(text, defaultCountry, { validate });
+	return result.ok ? result.e164 : undefined;
+};
+const show = (verdicts: Verdict[]) =>
+	verdicts.slice(0, 20).map(({ text, defaultCountry, sent, library }) => ({
+		text,
+		defaultCountry,
+		sent,
+		library: library.e164,
+		possible: library.possible,
+		valid: library.valid,
+	}));
+
+describe('phone numbers against libphonenumber-js', () => {
+	test('covers every example number in every form', () => {
+		expect(new Set(written.map(({ country }) => country)).size).toBeGreaterThanOrEqual(245);
+		expect(written.length).toBeGreaterThan(8000);
+	});
+
+	test('Validate Phone on: only numbers the library reads from the same text and finds possible and valid', () => {
+		const verdicts = written.map((number) => judge(node(true), number));
+		expect(show(verdicts.filter(({ outcome }) => outcome === 'wrong'))).toEqual([]);
+	});
+
+	test('refuses only numbers the library cannot read as a possible, valid E.164 number', () => {
+		const refusedReadable = written
+			.map((number) => judge(node(true), number))
+			.filter(
+				({ outcome, library }) =>
+					outcome === 'refused' &&
+					library.possible &&
+					library.valid &&
+					E164_PATTERN.test(library.e164 ?? ''),
+			);
+		expect(show(refusedReadable)).toEqual([]);
+	});
+
+	test('Validate Phone off: whatever is sent is what the library reads', () => {
+		const differing = written
+			.map((number) => judge(node(false), number))
+			.filter(({ sent, library }) => sent !== undefined && sent !== library.e164);
+		expect(show(differing)).toEqual([]);
+	});
+
+	test("any digits after any prefix, in any country: the library's reading or refused", () => {
+		const number = fc.record({
+			country: fc.constantFrom(...EXAMPLE_COUNTRIES),
+			digits: fc.stringMatching(/^\d{3,16}$/),
+			prefix: fc.constantFrom('', '0', '8', '06', '1', '15', '00', '011', '+', '9', '01', '+ng'),
+			nonGeographic: fc.constantFrom(...NON_GEOGRAPHIC_CALLING_CODES),
+			defaultCountry: fc.constantFrom('country', 'calling code', 'none'),
+			validate: fc.boolean(),
+		});
+		fc.assert(
+			fc.property(
+				number,
+				({ country, digits, prefix, nonGeographic, defaultCountry, validate }) => {
+					const { callingCode } = exampleFormats(country);
+					const text =
+						prefix === '+'
+							? `+${callingCode}${digits}`
+							: prefix === '+ng'
+								? `+${nonGeographic}${digits}`
+								: `${prefix}${digits}`;
+					const setting = { country, 'calling code': callingCode, none: '' }[defaultCountry];
+					const verdict = judge(node(validate), {
+						text,
+						defaultCountry: setting,
+						country,
+						form: 'random',
+					});
+					if (verdict.sent === undefined) return;
+					expect(verdict.sent).toBe(verdict.library.e164);
+					if (validate) expect(verdict.outcome).toBe('right');
+				},
+			),
+			{ numRuns: Number(process.env.PHONE_RANDOM_RUNS ?? 5000) },
+		);
+	});
+
+	// The numbers that were sent wrong before (issue 18), read as the library reads them.
+	test.each([
+		['8 (912) 345-67-89', '7'],
+		['06 20 123 4567', '36'],
+		['8 029 491-19-11', '375'],
+		['011 15-2345-6789', '54'],
+		['01 23 45 6789', '225'],
+		['8 10 36 20 123 4567', 'RU'],
+		['011 44 20 7946 0958', 'US'],
+		['(0)20 7946 0958', 'gb'],
+	])('%s with Default Country %s', (text, defaultCountry) => {
+		const expected = libraryReading(text, libraryCountry(defaultCountry) ?? undefined);
+		expect(expected.possible && expected.valid).toBe(true);
+		expect(normalizePhone(text, defaultCountry)).toEqual({ ok: true, e164: expected.e164 });
+	});
+});
