@@ -28,6 +28,7 @@ export const EXAMPLE_FILES = {
 	exportRecordings: 'export-recordings.json',
 	aiTools: 'ai-agent-tools-mcp.json',
 	newCallRecording: 'new-call-recording.json',
+	crmSync: 'sync-crm-contacts.json',
 } as const;
 /** Examples use the Docker image's allowed folder; each run points them at its own. */
 export const EXAMPLE_FILES_DIR = '/home/node/.n8n-files';
@@ -247,5 +248,42 @@ export async function runTriggerExample(
 		saved,
 		skipped,
 		executions,
+	};
+}
+
+export interface CrmSyncSummary {
+	run: ServerRunResult;
+	/** What Count Sent and Skipped counted: contacts sent (`false`) and skipped (`true`). */
+	counts: { sent: number; skipped: number };
+	failed: Array<{ name: string; reason: string }>;
+}
+
+/**
+ * sync-crm-contacts.json with the bundled leads.csv as the CRM export, published once and run
+ * now instead of at 1:00, as often as the caller likes: the same workflow each time, so each
+ * night's run sees what the previous ones imported. `edit` changes the export before a run.
+ */
+export async function deployCrmSyncExample(
+	session: Session,
+	credential: CredentialJson,
+): Promise<{ runNight(edit?: (csv: string) => string): Promise<CrmSyncSummary> }> {
+	const exportFile = path.join(session.filesDir, 'leads.csv');
+	const sample = fs.readFileSync(path.join(EXAMPLES_DIR, 'leads.csv'), 'utf8');
+	const workflow = runnableNow(loadExample(EXAMPLE_FILES.crmSync, session.filesDir));
+	const deployed = await session.server.deployRunnable(workflow, [credential]);
+	return {
+		async runNight(edit = (csv) => csv) {
+			fs.writeFileSync(exportFile, edit(sample));
+			const run = await deployed.run();
+			const counts = { sent: 0, skipped: 0 };
+			for (const { json } of nodeOutput(run.run, 'Count Sent and Skipped')) {
+				counts[json.skipped === true ? 'skipped' : 'sent'] += Number(json.count_phone_e164);
+			}
+			const failed = nodeOutput(run.run, 'Failed Contact').map((item) => ({
+				name: String(item.json.name),
+				reason: String(item.json.reason),
+			}));
+			return { run, counts, failed };
+		},
 	};
 }

@@ -10,6 +10,7 @@ import {
 	exampleCredential,
 	EXAMPLE_FILES,
 	loadExample,
+	deployCrmSyncExample,
 	publishMcpExample,
 	runExportExample,
 	runImportExample,
@@ -47,6 +48,14 @@ afterAll(async () => {
 });
 
 const credential = () => exampleCredential(session, DEMO_KEYS.full, RATE.limit);
+
+/** A scheduled example, published as a user imports it: n8n accepts its trigger. */
+async function expectPublishes(file: string): Promise<void> {
+	const workflowId = await session.server.deployWorkflow(loadExample(file, session.filesDir));
+	const stored = await session.server.rest<{ active: boolean }>('GET', `/workflows/${workflowId}`);
+	expect(stored.active).toBe(true);
+	await session.server.rest('POST', `/workflows/${workflowId}/deactivate`);
+}
 const apiRequests = (path: string) => session.emulator.requests.filter((r) => r.path === path);
 
 test('the editor gets the node from the tarball, with its credential, tool use and icons', async () => {
@@ -200,14 +209,39 @@ describe('export-recordings.json', () => {
 	});
 
 	test('as imported, it publishes with its Schedule Trigger', async () => {
-		const workflow = loadExample(EXAMPLE_FILES.exportRecordings, session.filesDir);
-		const workflowId = await session.server.deployWorkflow(workflow);
-		const stored = await session.server.rest<{ active: boolean }>(
-			'GET',
-			`/workflows/${workflowId}`,
-		);
-		expect(stored.active).toBe(true);
-		await session.server.rest('POST', `/workflows/${workflowId}/deactivate`);
+		await expectPublishes(EXAMPLE_FILES.exportRecordings);
+	});
+});
+
+describe('sync-crm-contacts.json (Skip Unchanged Leads)', () => {
+	test('the next night sends only the changed contact; failing ones are tried again', async () => {
+		session.emulator.reset();
+		const sync = await deployCrmSyncExample(session, credential());
+		const first = await sync.runNight();
+		expect(first.run.run.status).toBe('success');
+		expect(first.counts).toEqual({ sent: 5, skipped: 0 });
+		expect(first.failed.map((contact) => contact.name)).toEqual([
+			'Linus Pauling',
+			'Marie Curie',
+			'Nikola Tesla',
+		]);
+		expect(apiRequests('/v1/leads')).toHaveLength(5);
+
+		session.emulator.reset();
+		const second = await sync.runNight((csv) => csv.replace('Grace Hopper', 'Grace B. Hopper'));
+		expect(second.counts).toEqual({ sent: 1, skipped: 4 });
+		expect(second.failed).toHaveLength(3);
+		expect(apiRequests('/v1/leads').map((request) => JSON.parse(request.body).name)).toEqual([
+			'Grace B. Hopper',
+		]);
+
+		const third = await sync.runNight((csv) => csv.replace('Grace Hopper', 'Grace B. Hopper'));
+		expect(third.counts).toEqual({ sent: 0, skipped: 5 });
+		expect(apiRequests('/v1/leads')).toHaveLength(1);
+	});
+
+	test('as imported, it publishes with its Schedule Trigger', async () => {
+		await expectPublishes(EXAMPLE_FILES.crmSync);
 	});
 });
 

@@ -24,6 +24,7 @@ import {
 	type N8nServer,
 	type NodeExecutionItem,
 	type PublicationStatus,
+	type SandboxOptions,
 	type StoredExecution,
 	type WorkflowJson,
 } from '../../devkit/n8n';
@@ -81,8 +82,11 @@ export class TriggerStage {
 	 * hashes them, under a lock shared with the other e2e files), installs the tarball into a
 	 * fresh n8n user folder and starts n8n and the emulator.
 	 */
-	static async open(emulatorOptions: EmulatorOptions): Promise<TriggerStage> {
-		const sandbox = await createN8nSandbox();
+	static async open(
+		emulatorOptions: EmulatorOptions,
+		sandboxOptions: SandboxOptions = {},
+	): Promise<TriggerStage> {
+		const sandbox = await createN8nSandbox(sandboxOptions);
 		let server: N8nServer | undefined;
 		try {
 			await buildAndInstall(sandbox.userFolder);
