@@ -9,8 +9,9 @@
  * 250 ms), as the transport does, and the lead is sent again.
  */
 import { RateLimiter } from '../devkit/emulator/rate-limit';
-import type { RateLimitAlgorithm } from '../devkit/emulator/types';
+import type { RateLimitAlgorithm, RateLimitHeaderStyle } from '../devkit/emulator/types';
 import { RateBudget, type Departure } from '../nodes/shared/transport/pacer';
+import { readRateLimitHeaders } from '../nodes/shared/transport/rateLimitHeaders';
 import { RETRY_POLICY } from '../nodes/shared/transport/retryPolicy';
 
 export interface SimServer {
@@ -19,6 +20,8 @@ export interface SimServer {
 	limit: number;
 	windowMs: number;
 	burst?: number;
+	/** The header family stating the key's budget on each answer (none: no headers). */
+	headers?: RateLimitHeaderStyle;
 }
 
 export interface SimProcess {
@@ -27,6 +30,8 @@ export interface SimProcess {
 	startAt?: number;
 	/** Another client on the key: sends at this share of the budget, whatever the answers. */
 	otherClientShare?: number;
+	/** The credential's Requests per Minute, when not the server's rate. */
+	requestsPerMinute?: number;
 }
 
 export interface SimProcessResult {
@@ -81,16 +86,19 @@ export function simulate(server: SimServer, processes: SimProcess[], seed = 1): 
 			windowMs: server.windowMs,
 			algorithm: server.algorithm,
 			burst: server.burst,
+			headers: server.headers,
 		},
 		() => clock.now,
 	);
 	const requestsPerMinute = (server.limit * 60_000) / server.windowMs;
 
-	const send = (answer: (retryAfterMs: number | undefined) => void) => {
+	const send = (
+		answer: (retryAfterMs: number | undefined, headers: Record<string, string>) => void,
+	) => {
 		clock.at(clock.now + latency(), () => {
 			const decision = limiter.take('key');
 			clock.at(clock.now + latency(), () =>
-				answer(decision.ok ? undefined : decision.retryAfterSeconds * 1000),
+				answer(decision.ok ? undefined : decision.retryAfterSeconds * 1000, decision.headers),
 			);
 		});
 	};
@@ -114,7 +122,10 @@ export function simulate(server: SimServer, processes: SimProcess[], seed = 1): 
 			}
 			return result;
 		}
-		const budget = new RateBudget({ requestsPerMinute, windowMs: server.windowMs });
+		const budget = new RateBudget({
+			requestsPerMinute: process.requestsPerMinute ?? requestsPerMinute,
+			windowMs: server.windowMs,
+		});
 		let waiting = process.leads;
 		const attempt = () => {
 			const departure = budget.departOrWait(clock.now);
@@ -123,10 +134,16 @@ export function simulate(server: SimServer, processes: SimProcess[], seed = 1): 
 				return;
 			}
 			if (Number.isNaN(result.firstSentAt)) result.firstSentAt = clock.now;
-			send((retryAfterMs) => answered(departure, retryAfterMs));
+			send((retryAfterMs, headers) => answered(departure, retryAfterMs, headers));
 		};
-		const answered = (departure: Departure, retryAfterMs: number | undefined) => {
-			budget.settle(departure, clock.now, retryAfterMs !== undefined);
+		const answered = (
+			departure: Departure,
+			retryAfterMs: number | undefined,
+			headers: Record<string, string>,
+		) => {
+			const rateLimited = retryAfterMs !== undefined;
+			budget.observe(readRateLimitHeaders(headers, clock.now), clock.now, rateLimited);
+			budget.settle(departure, clock.now, rateLimited);
 			if (retryAfterMs !== undefined) {
 				result.rateLimited.push(clock.now);
 				budget.pauseUntil(clock.now + Math.max(retryAfterMs, RETRY_POLICY.minRateLimitWaitMs));

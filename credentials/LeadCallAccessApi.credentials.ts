@@ -52,7 +52,7 @@ export class LeadCallAccessApi implements ICredentialType {
 			typeOptions: { minValue: 0 },
 			default: 60,
 			description:
-				"This key's request budget. The node never sends more than this in any minute, across all workflows of this n8n instance that use the same key, and slows down by itself if the server allows less. 0 turns pacing off.",
+				"This key's request budget. The node never sends more than this in any minute, across all workflows of this n8n instance that use the same key, and slows down by itself if the server allows less. When the server states the key's limit and what is left in its answers, the node follows that instead, never counting on more than this. 0 turns pacing off.",
 		},
 		{
 			// Never shown: tests and benchmarks shorten the budget's minute to run in seconds.

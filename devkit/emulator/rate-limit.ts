@@ -8,7 +8,12 @@
  * clock so that wall-clock jumps cannot open or close windows.
  */
 import { performance } from 'perf_hooks';
-import { RateLimitAlgorithm, RateLimitConfig } from './types';
+import {
+	RATE_LIMIT_HEADER_STYLES,
+	RateLimitAlgorithm,
+	RateLimitConfig,
+	RateLimitHeaderStyle,
+} from './types';
 
 export const DEFAULT_RATE_LIMIT: RateLimitConfig = {
 	limit: 60,
@@ -19,6 +24,8 @@ export const DEFAULT_RATE_LIMIT: RateLimitConfig = {
 interface Limiter {
 	/** Accepts (returns 0) or returns the ms until a slot frees. */
 	take(key: string, now: number): number;
+	/** What the key has left, and the ms until that next goes up (for the headers). */
+	state(key: string, now: number): { remaining: number; resetMs: number };
 }
 
 /** No more than `limit` accepted requests in any interval of `windowMs`. */
@@ -40,6 +47,12 @@ class SlidingLog implements Limiter {
 		}
 		return log[0] + this.cfg.windowMs - now;
 	}
+
+	state(key: string, now: number): { remaining: number; resetMs: number } {
+		const log = (this.logs.get(key) ?? []).filter((at) => now - at < this.cfg.windowMs);
+		const resetMs = log.length === 0 ? this.cfg.windowMs : log[0] + this.cfg.windowMs - now;
+		return { remaining: this.cfg.limit - log.length, resetMs };
+	}
 }
 
 /** `limit` requests per window; windows are aligned to the limiter's creation time. */
@@ -60,6 +73,16 @@ class FixedWindow implements Limiter {
 			return 0;
 		}
 		return this.origin + (window + 1) * this.cfg.windowMs - now;
+	}
+
+	state(key: string, now: number): { remaining: number; resetMs: number } {
+		const window = Math.floor((now - this.origin) / this.cfg.windowMs);
+		const state = this.counts.get(key);
+		const count = state && state.window === window ? state.count : 0;
+		return {
+			remaining: this.cfg.limit - count,
+			resetMs: this.origin + (window + 1) * this.cfg.windowMs - now,
+		};
 	}
 }
 
@@ -85,6 +108,14 @@ class TokenBucket implements Limiter {
 		}
 		return (1 - bucket.tokens) / this.perMs;
 	}
+
+	state(key: string, now: number): { remaining: number; resetMs: number } {
+		const bucket = this.buckets.get(key) ?? { tokens: this.capacity, at: now };
+		const tokens = Math.min(this.capacity, bucket.tokens + (now - bucket.at) * this.perMs);
+		const remaining = Math.floor(tokens);
+		const resetMs = remaining >= this.capacity ? 0 : (remaining + 1 - tokens) / this.perMs;
+		return { remaining, resetMs };
+	}
 }
 
 const ALGORITHMS: RateLimitAlgorithm[] = ['sliding-log', 'fixed-window', 'token-bucket'];
@@ -103,15 +134,60 @@ export function validateRateLimit(cfg: unknown): RateLimitConfig | false {
 	if (c.burst !== undefined && !positiveInt(c.burst)) {
 		throw new Error('rate limit: burst must be a positive integer');
 	}
+	if (c.headers !== undefined && !RATE_LIMIT_HEADER_STYLES.includes(c.headers)) {
+		throw new Error(`rate limit: headers must be one of ${RATE_LIMIT_HEADER_STYLES.join(', ')}`);
+	}
 	return {
 		limit: c.limit as number,
 		windowMs: c.windowMs as number,
 		algorithm: c.algorithm ?? 'sliding-log',
 		...(c.burst !== undefined ? { burst: c.burst } : {}),
+		...(c.headers !== undefined ? { headers: c.headers } : {}),
 	};
 }
 
-export type RateDecision = { ok: true } | { ok: false; retryAfterSeconds: number };
+/** The key's budget after a decision, in the configured header family (none: {}). */
+export function rateLimitHeaders(
+	style: RateLimitHeaderStyle | undefined,
+	cfg: { limit: number; windowMs: number },
+	state: { remaining: number; resetMs: number },
+	epochNowMs: number = Date.now(),
+): Record<string, string> {
+	const resetSeconds = Math.max(0, Math.ceil(state.resetMs / 1000));
+	const limit = String(cfg.limit);
+	const remaining = String(Math.max(0, state.remaining));
+	switch (style) {
+		case 'x-ratelimit-delta':
+		case 'x-ratelimit-epoch':
+			return {
+				'X-RateLimit-Limit': limit,
+				'X-RateLimit-Remaining': remaining,
+				'X-RateLimit-Reset': String(
+					style === 'x-ratelimit-delta'
+						? resetSeconds
+						: Math.ceil((epochNowMs + state.resetMs) / 1000),
+				),
+			};
+		case 'ratelimit':
+			return {
+				'RateLimit-Limit': limit,
+				'RateLimit-Remaining': remaining,
+				'RateLimit-Reset': String(resetSeconds),
+			};
+		case 'ietf':
+			return {
+				'RateLimit-Policy': `"default";q=${limit};w=${Math.round(cfg.windowMs / 1000)}`,
+				RateLimit: `"default";r=${remaining};t=${resetSeconds}`,
+			};
+		default:
+			return {};
+	}
+}
+
+export type RateDecision = ({ ok: true } | { ok: false; retryAfterSeconds: number }) & {
+	/** The configured rate-limit headers for this answer ({} when none are configured). */
+	headers: Record<string, string>;
+};
 
 export class RateLimiter {
 	private limiter: Limiter | undefined;
@@ -144,11 +220,13 @@ export class RateLimiter {
 	}
 
 	take(key: string): RateDecision {
-		if (!this.limiter) return { ok: true };
-		const waitMs = this.limiter.take(key, this.clock());
-		if (waitMs <= 0) return { ok: true };
+		if (!this.limiter || this.cfg === false) return { ok: true, headers: {} };
+		const now = this.clock();
+		const waitMs = this.limiter.take(key, now);
+		const headers = rateLimitHeaders(this.cfg.headers, this.cfg, this.limiter.state(key, now));
+		if (waitMs <= 0) return { ok: true, headers };
 		// Retry-After is whole seconds; round up so that a client honouring it is never early.
-		return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+		return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), headers };
 	}
 }
 

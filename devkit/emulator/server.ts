@@ -322,10 +322,12 @@ class EmulatorServer implements ControlTarget {
 		const decision = this.limiter.take(auth.key);
 		if (!decision.ok) {
 			return detail(429, 'Rate limit exceeded', {
+				...decision.headers,
 				'Retry-After': String(decision.retryAfterSeconds),
 			});
 		}
-		return handler();
+		const reply = handler();
+		return { ...reply, headers: { ...reply.headers, ...decision.headers } };
 	}
 
 	// ---- File origin --------------------------------------------------------------------------

@@ -12,6 +12,26 @@ export interface ApiKey {
 
 export type RateLimitAlgorithm = 'sliding-log' | 'fixed-window' | 'token-bucket';
 
+/**
+ * Which header family states the key's budget on every rate-limited answer (2xx and 429):
+ * - 'x-ratelimit-delta' / 'x-ratelimit-epoch': X-RateLimit-Limit/Remaining/Reset, Reset in
+ *   seconds from now or as epoch seconds;
+ * - 'ratelimit': RateLimit-Limit/Remaining/Reset (earlier IETF drafts), Reset in seconds;
+ * - 'ietf': RateLimit-Policy `"default";q=<limit>;w=<window s>` with RateLimit
+ *   `"default";r=<remaining>;t=<reset s>` (current IETF draft).
+ * Reset is when Remaining next goes up, in whole seconds rounded up: the window's end (fixed
+ * window), when the oldest counted request leaves the window (sliding log), when the next token
+ * comes (token bucket).
+ */
+export type RateLimitHeaderStyle = 'x-ratelimit-delta' | 'x-ratelimit-epoch' | 'ratelimit' | 'ietf';
+
+export const RATE_LIMIT_HEADER_STYLES: readonly RateLimitHeaderStyle[] = [
+	'x-ratelimit-delta',
+	'x-ratelimit-epoch',
+	'ratelimit',
+	'ietf',
+];
+
 export interface RateLimitConfig {
 	limit: number;
 	windowMs: number;
@@ -19,6 +39,8 @@ export interface RateLimitConfig {
 	algorithm?: RateLimitAlgorithm;
 	/** Token bucket capacity; default = limit. Ignored by the other algorithms. */
 	burst?: number;
+	/** Default: none (the spec shows no rate-limit headers). */
+	headers?: RateLimitHeaderStyle;
 }
 
 export type PaginationStyle =

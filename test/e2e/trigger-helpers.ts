@@ -24,6 +24,7 @@ import {
 	type N8nServer,
 	type NodeExecutionItem,
 	type PublicationStatus,
+	type SandboxOptions,
 	type StoredExecution,
 	type WorkflowJson,
 } from '../../devkit/n8n';
@@ -65,6 +66,7 @@ interface StoredPosition {
 	newestCreatedAt?: string;
 	listOrder?: string;
 	tail?: { request?: unknown; ids: string[] };
+	heldCalls?: Array<{ call: Record<string, unknown>; heldSince: string }>;
 }
 
 export class TriggerStage {
@@ -81,8 +83,11 @@ export class TriggerStage {
 	 * hashes them, under a lock shared with the other e2e files), installs the tarball into a
 	 * fresh n8n user folder and starts n8n and the emulator.
 	 */
-	static async open(emulatorOptions: EmulatorOptions): Promise<TriggerStage> {
-		const sandbox = await createN8nSandbox();
+	static async open(
+		emulatorOptions: EmulatorOptions,
+		sandboxOptions: SandboxOptions = {},
+	): Promise<TriggerStage> {
+		const sandbox = await createN8nSandbox(sandboxOptions);
 		let server: N8nServer | undefined;
 		try {
 			await buildAndInstall(sandbox.userFolder);
@@ -178,11 +183,7 @@ export class TriggerWorkflow {
 
 	/** One poll, now: unpublish and publish again. Fails when the poll (activation) fails. */
 	async poll(): Promise<void> {
-		await this.deactivate();
-		const status = await this.activate();
-		if (status.status !== 'published') {
-			throw new Error(`poll by activation failed: ${JSON.stringify(status.triggers)}`);
-		}
+		await this.stage.server.republish(this.id);
 	}
 
 	/** The trigger's position as n8n stored it in the workflow's static data. */

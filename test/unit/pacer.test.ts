@@ -1,6 +1,7 @@
 import { RateLimiter } from '../../devkit/emulator/rate-limit';
 import type { RateLimitConfig } from '../../devkit/emulator/types';
 import { RateBudget, budgetForKey, type Departure } from '../../nodes/shared/transport/pacer';
+import { readRateLimitHeaders } from '../../nodes/shared/transport/rateLimitHeaders';
 
 // The budget on a simulated clock: 10 requests per 10 s window (60 per minute).
 const WINDOW = 10_000;
@@ -30,6 +31,7 @@ function drive(b: RateBudget, server: RateLimitConfig, count: number, start = 0)
 		}
 		const decision = limiter.take('key');
 		now += 5;
+		b.observe(readRateLimitHeaders(decision.headers, now), now, !decision.ok);
 		b.settle(departure, now, !decision.ok);
 		if (decision.ok) acceptedAt.push(now);
 		else {
@@ -89,7 +91,7 @@ describe('RateBudget', () => {
 		const server = { limit: LIMIT, windowMs: WINDOW, algorithm: 'token-bucket', burst: 1 } as const;
 		const { acceptedAt, rateLimited } = drive(b, server, 25);
 		expect(rateLimited).toBe(1);
-		expect(b.state).toEqual({ share: 1, burst: 1 });
+		expect(b.state).toMatchObject({ share: 1, burst: 1 });
 		const steadyMs = (acceptedAt[24] - acceptedAt[4]) / 20;
 		expect(steadyMs).toBeLessThanOrEqual((WINDOW / LIMIT) * 1.05);
 	});
@@ -154,5 +156,94 @@ describe('RateBudget', () => {
 		const limit = { requestsPerMinute: 60 };
 		expect(budgetForKey(key, limit)).toBe(budgetForKey(key, limit));
 		expect(budgetForKey(`pf_live_${'j'.repeat(43)}`, limit)).not.toBe(budgetForKey(key, limit));
+	});
+});
+
+describe('RateBudget with the windows the server states', () => {
+	const stated = (remaining: number, resetAtMs: number, limit = LIMIT) => [
+		{ remaining, resetAtMs, limit, windowMs: WINDOW },
+	];
+
+	/** Three answers one at a time (a fresh key's first requests), stating these counts. */
+	function warm(b: RateBudget, remaining: number[], resetAtMs: number, limit = LIMIT): number {
+		let now = 0;
+		for (const left of remaining) {
+			const departure = ask(b, now) as Departure;
+			now += 5;
+			b.observe(stated(left, resetAtMs, limit), now, false);
+			b.settle(departure, now, false);
+		}
+		return now;
+	}
+
+	test('no request leaves while the stated remaining, less what is in flight, is zero; one leaves at the reset', () => {
+		const b = budget();
+		const now = warm(b, [4, 3, 2], 4_000);
+		const [second, third] = [ask(b, now), ask(b, now)];
+		expect([typeof second, typeof third]).toEqual(['object', 'object']);
+		// Two left, two in flight: the next waits for their answers, then for the reset.
+		expect(ask(b, now)).toBe(10);
+		b.observe(stated(0, 4_000), now + 10, false);
+		b.settle(second as Departure, now + 10, false);
+		b.observe(stated(0, 4_000), now + 11, false);
+		b.settle(third as Departure, now + 11, false);
+		expect(ask(b, now + 11)).toBe(4_000 - (now + 11));
+		expect(typeof ask(b, 4_000)).toBe('object');
+		// After the reset, one at a time until an answer states the new remaining.
+		expect(ask(b, 4_000)).toBe(10);
+	});
+
+	test('a stated limit lower than the credential wins; without headers the credential applies again', () => {
+		const b = new RateBudget({ requestsPerMinute: 120, windowMs: WINDOW });
+		expect(b.state.limit).toBe(20);
+		const departure = ask(b, 0) as Departure;
+		b.observe(stated(9, 10_000, 10), 5, false);
+		b.settle(departure, 5, false);
+		expect(b.state.limit).toBe(10);
+		const next = ask(b, 10) as Departure;
+		b.observe([], 15, false);
+		b.settle(next, 15, false);
+		expect(b.state.limit).toBe(20);
+	});
+
+	test('a stated limit above the credential: the surplus is not spent', () => {
+		const b = budget();
+		// The server allows 100 per window, 95 left; the credential says 10: 5 are ours.
+		const now = warm(b, [97, 96, 95], 10_000, 100);
+		const sent = [];
+		for (let departed = ask(b, now); typeof departed === 'object'; departed = ask(b, now)) {
+			sent.push(departed);
+		}
+		expect(sent).toHaveLength(5);
+	});
+
+	test.each(['ietf', 'x-ratelimit-delta', 'ratelimit'] as const)(
+		'a token bucket with burst = limit stating %s: no 429, at 0.95 of the fastest time or better',
+		(headers) => {
+			const server = {
+				limit: LIMIT,
+				windowMs: WINDOW,
+				algorithm: 'token-bucket',
+				headers,
+			} as const;
+			const { acceptedAt, rateLimited } = drive(budget(), server, 40);
+			expect(rateLimited).toBe(0);
+			// 10 at once, then 1 a second: 30 s at the fastest.
+			expect(30_000 / (acceptedAt[39] - acceptedAt[0])).toBeGreaterThanOrEqual(0.95);
+		},
+	);
+
+	test('a credential twice the stated limit: no 429, at 0.95 of the stated rate or better', () => {
+		const b = new RateBudget({ requestsPerMinute: 120, windowMs: WINDOW });
+		const server = {
+			limit: LIMIT,
+			windowMs: WINDOW,
+			algorithm: 'sliding-log',
+			headers: 'ietf',
+		} as const;
+		const { acceptedAt, rateLimited } = drive(b, server, 35);
+		expect(rateLimited).toBe(0);
+		// 35 at 10 per window: 3 windows at the fastest.
+		expect((3 * WINDOW) / (acceptedAt[34] - acceptedAt[0])).toBeGreaterThanOrEqual(0.95);
 	});
 });

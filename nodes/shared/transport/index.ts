@@ -14,6 +14,7 @@ import type { ApiOperation } from './errors';
 import { errorFromResponse, networkError, networkErrorCode, rateLimitError } from './errors';
 import type { RateBudget } from './pacer';
 import { budgetForKey } from './pacer';
+import { readRateLimitHeaders } from './rateLimitHeaders';
 import type { ApiResponse } from './response';
 import { toApiResponse } from './response';
 import type { RetryLimits } from './retryPolicy';
@@ -144,7 +145,9 @@ async function attempt(
 				{ credentialsDecrypted },
 			),
 		);
-		budget.settle(departure, Date.now(), answer.statusCode === 429);
+		const rateLimited = answer.statusCode === 429;
+		budget.observe(readRateLimitHeaders(answer.headers, Date.now()), Date.now(), rateLimited);
+		budget.settle(departure, Date.now(), rateLimited);
 		return answer;
 	} catch (error) {
 		budget.settle(departure, Date.now(), false);

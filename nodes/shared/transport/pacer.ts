@@ -1,5 +1,7 @@
 import { createHash } from 'crypto';
 
+import type { StatedWindow } from './rateLimitHeaders';
+
 /**
  * The request budget of one API key in this n8n process, shared by every execution using it.
  *
@@ -16,6 +18,14 @@ import { createHash } from 'crypto';
  * `share` shrinks, and grows back slowly while requests succeed. So n8n processes sharing a key
  * (queue mode) settle on shares of it by themselves, and a lone busy one regains the whole
  * budget within a few windows.
+ *
+ * When the server states the key's budget in its answers (rateLimitHeaders.ts), that is the
+ * truth, and it replaces the window and bucket above: no request leaves while a stated window's
+ * remaining, less the requests in flight, is zero; it leaves when the window resets (one request
+ * first, whose answer states the new remaining: a sliding window or a token bucket refills by
+ * less than its limit). Processes sharing the key (queue mode) read the same count, and each
+ * sees from it how much the others spend: while others spend too, a process claims only its
+ * share of what remains, so their requests do not collide at the end of a window.
  */
 const BUDGET = {
 	defaultWindowMs: 60_000,
@@ -31,6 +41,17 @@ const BUDGET = {
 	minShare: 0.05,
 	/** How often a waiting request looks again when the budget depends on an answer in flight. */
 	pollMs: 10,
+	/** How fast the measured share of a shared key forgets old answers (per answer). */
+	shareMemory: 0.9,
+	/** On a fresh key with stated windows: answers seen one request at a time, to see others. */
+	freshKeyAnswers: 3,
+	/**
+	 * A request may claim a place when our share of what is left exceeds our requests in
+	 * flight by this much: a place shared with others is taken from 1/4 of it (the simulated
+	 * queue mode in bench/budget.ts: fewer leaves places unused at the end of a window, more
+	 * draws 429s).
+	 */
+	claimFrom: 0.25,
 } as const;
 
 export interface BudgetLimit {
@@ -59,6 +80,15 @@ export class RateBudget {
 	private recent: Departure[] = [];
 	private pausedUntil = 0;
 	private lastShrinkAt = -Infinity;
+	/** The credential's limit per window, before a lower stated limit applies. */
+	private credentialLimit = 0;
+	/** The server's stated windows as of the latest answer that stated them. */
+	private stated: StatedWindow[] = [];
+	/** Decayed counts of this process's and the other clients' accepted requests. */
+	private spentByUs = 0;
+	private spentByOthers = 0;
+	/** Our answers, and the highest and lowest stated remaining, since the last stated reset. */
+	private counted = { ours: 0, highest: -Infinity, lowest: Infinity };
 
 	constructor(limit: BudgetLimit) {
 		this.configure(limit);
@@ -67,7 +97,11 @@ export class RateBudget {
 
 	/** Follows changes of the credential: a new limit forgets the learnt burst, not the share. */
 	configure({ requestsPerMinute, windowMs = BUDGET.defaultWindowMs }: BudgetLimit): void {
-		const limit = (requestsPerMinute * windowMs) / 60_000;
+		this.credentialLimit = (requestsPerMinute * windowMs) / 60_000;
+		const statedLimit = Math.min(
+			...this.stated.map((w) => (w.limit === undefined ? Infinity : w.limit * this.windowScale(w))),
+		);
+		const limit = Math.min(this.credentialLimit, statedLimit);
 		if (limit !== this.limit || windowMs !== this.windowMs) {
 			this.burst = limit;
 			this.tokens = Math.min(this.tokens, limit);
@@ -77,8 +111,13 @@ export class RateBudget {
 	}
 
 	/** What this process currently allows itself, for reports and tests. */
-	get state(): { share: number; burst: number } {
-		return { share: this.share, burst: this.burst };
+	get state(): { share: number; burst: number; limit: number; sharedWith: number } {
+		return {
+			share: this.share,
+			burst: this.burst,
+			limit: this.limit,
+			sharedWith: this.statedShare(),
+		};
 	}
 
 	/**
@@ -96,11 +135,16 @@ export class RateBudget {
 		this.tokens = Math.min(this.burst, this.tokens + (now - this.tokensAt) * rate);
 		this.tokensAt = now;
 
-		const windowWait = this.windowWait(now, span);
-		if (windowWait > 0) return windowWait;
-		if (this.tokens < 1) return Math.ceil((1 - this.tokens) / rate);
-		// One at a time beyond even spacing: a server without burst then refuses only one.
-		if (this.tokens >= 2 && this.inFlight > 0) return BUDGET.pollMs;
+		if (this.stated.length > 0) {
+			const statedWait = this.statedWait(now);
+			if (statedWait > 0) return statedWait;
+		} else {
+			const windowWait = this.windowWait(now, span);
+			if (windowWait > 0) return windowWait;
+			if (this.tokens < 1) return Math.ceil((1 - this.tokens) / rate);
+			// One at a time beyond even spacing: a server without burst then refuses only one.
+			if (this.tokens >= 2 && this.inFlight > 0) return BUDGET.pollMs;
+		}
 
 		const departure = { at: now, tokensBefore: this.tokens, answeredAt: Infinity };
 		this.tokens -= 1;
@@ -114,6 +158,8 @@ export class RateBudget {
 		if (this.limit <= 0 || departure.answeredAt !== Infinity) return;
 		departure.answeredAt = now;
 		this.inFlight--;
+		// With stated windows the server's count decides, not what the 429 would teach.
+		if (this.stated.length > 0) return;
 		const perWindow = Math.max(1, this.share * this.limit);
 		if (!rateLimited) {
 			// Slowly near the share that last drew a 429, faster the longer none comes (like
@@ -138,9 +184,109 @@ export class RateBudget {
 		this.tokensAt = now;
 	}
 
+	/**
+	 * What an answer stated about the key's windows (none: the server states nothing, and the
+	 * budget above applies). Call before `settle` for the same departure.
+	 */
+	observe(windows: StatedWindow[], now: number, rateLimited: boolean): void {
+		if (windows.length === 0) {
+			if (this.stated.length > 0) {
+				this.stated = [];
+				this.reconfigure();
+			}
+			return;
+		}
+		const tightest = (list: StatedWindow[]) =>
+			list.reduce((a, b) => (b.remaining < a.remaining ? b : a));
+		const before = this.stated.length > 0 ? tightest(this.stated) : undefined;
+		const after = tightest(windows);
+		const reset = before === undefined || now >= before.resetAtMs;
+		if (reset) this.learnShare();
+		if (!rateLimited) this.counted.ours++;
+		this.counted.highest = Math.max(this.counted.highest, after.remaining);
+		this.counted.lowest = Math.min(this.counted.lowest, after.remaining);
+		// Until the stated reset, the count only goes down: a higher one is an older count
+		// overtaken on the way (a request that reached the server first may be answered last).
+		if (!reset && after.remaining > (before?.remaining ?? Infinity)) return;
+		this.stated = windows;
+		this.reconfigure();
+	}
+
+	/**
+	 * At each stated reset: how much of what the server counted since the last one was ours.
+	 * The rest, other clients (other n8n workers) spent from the same key.
+	 */
+	private learnShare(): void {
+		const { ours, highest, lowest } = this.counted;
+		this.counted = { ours: 0, highest: -Infinity, lowest: Infinity };
+		if (ours === 0) return;
+		const others = Math.max(0, highest - lowest + 1 - ours);
+		const kept = BUDGET.shareMemory ** ours;
+		this.spentByUs = this.spentByUs * kept + ours;
+		this.spentByOthers = this.spentByOthers * kept + others;
+	}
+
 	/** After a 429 the server told us when to come back: nobody using this key goes before then. */
 	pauseUntil(atMs: number): void {
 		this.pausedUntil = Math.max(this.pausedUntil, atMs);
+	}
+
+	/** The ms to wait before the stated windows let one more request leave (0: now). */
+	private statedWait(now: number): number {
+		let wait = 0;
+		for (const window of this.stated) {
+			if (now >= window.resetAtMs) {
+				// Reset: one request at a time until an answer states the new remaining.
+				if (this.inFlight > 0) wait = Math.max(wait, BUDGET.pollMs);
+				continue;
+			}
+			// Above the credential's limit, the surplus is not ours to spend.
+			const credentialLimit = this.credentialLimit / this.windowScale(window);
+			const surplus = Math.max(0, (window.limit ?? 0) - credentialLimit);
+			const remaining = window.remaining - surplus;
+			if (this.mayClaim(remaining)) continue;
+			wait = Math.max(wait, this.inFlight > 0 ? BUDGET.pollMs : Math.ceil(window.resetAtMs - now));
+		}
+		return wait;
+	}
+
+	/**
+	 * Whether one more request of ours fits in what the server says is left. Alone on the key:
+	 * while what is left exceeds our requests in flight. Sharing it (share s < 1): the others
+	 * have about (1 − s) ÷ s times our requests in flight, not yet in the count we read, and
+	 * we take our share s of what is left after all of them. On a fresh key, until a few answers
+	 * have shown whether anyone else spends from it, one request at a time.
+	 */
+	private mayClaim(remaining: number): boolean {
+		const share = this.statedShare();
+		const fresh = this.spentByUs === 0 && this.counted.ours < BUDGET.freshKeyAnswers;
+		if (fresh && this.inFlight > 0) return false;
+		const othersInFlight = (this.inFlight * (1 - share)) / share;
+		return share * (remaining - othersInFlight) - this.inFlight >= BUDGET.claimFrom;
+	}
+
+	/**
+	 * This process's share of the stated count: 1 while nobody else spends from it. What the
+	 * count dropped since the last reset beyond our answers and requests in flight is spent
+	 * by others too, so a second client is noticed within the first window.
+	 */
+	private statedShare(): number {
+		const { ours, highest, lowest } = this.counted;
+		const othersNow = ours === 0 ? 0 : Math.max(0, highest - lowest + 1 - ours - this.inFlight);
+		const us = this.spentByUs + ours;
+		const total = us + this.spentByOthers + othersNow;
+		return total === 0 ? 1 : us / total;
+	}
+
+	/** Our window ÷ the stated window (1 when it states no length: taken as ours). */
+	private windowScale(window: StatedWindow): number {
+		return window.windowMs === undefined ? 1 : this.windowMs / window.windowMs;
+	}
+
+	/** Applies the credential's limit again, under the lowest limit the server now states. */
+	private reconfigure(): void {
+		const requestsPerMinute = (this.credentialLimit * 60_000) / this.windowMs;
+		this.configure({ requestsPerMinute, windowMs: this.windowMs });
 	}
 
 	private ratePerMs(): number {

@@ -1,0 +1,146 @@
+/**
+ * What an API answer says about the key's rate limit, in any of the three common header
+ * families (names case-insensitive):
+ * - `X-RateLimit-Limit` / `-Remaining` / `-Reset`: Reset as epoch seconds on some services, as
+ *   seconds from now on others (told apart by size: no window lasts 30 years);
+ * - `RateLimit-Limit` / `-Remaining` / `-Reset` (earlier IETF drafts): Reset in seconds;
+ * - `RateLimit-Policy: "name";q=60;w=60` with `RateLimit: "name";r=12;t=30` (current IETF
+ *   draft), possibly several policies; also the draft's `RateLimit: limit=60, remaining=12,
+ *   reset=30` dictionary.
+ * Each stated window is returned; the budget honours them all, so the tightest decides.
+ */
+
+export interface StatedWindow {
+	/** Requests the key has left in this window, as the server counted at its answer. */
+	remaining: number;
+	/** When the window resets (epoch ms). */
+	resetAtMs: number;
+	/** The window's limit, when stated. */
+	limit?: number;
+	/** The window's length, when stated (`w` of a policy). */
+	windowMs?: number;
+}
+
+type Headers = Record<string, unknown>;
+
+/** Above this a Reset is an epoch time, not a delta (1e9 s is 31 years; epoch 1e9 is 2001). */
+const EPOCH_SECONDS_FROM = 1e9;
+const EPOCH_MS_FROM = 1e12;
+
+function headerText(headers: Headers, name: string): string | undefined {
+	for (const [key, value] of Object.entries(headers)) {
+		if (key.toLowerCase() !== name) continue;
+		const text = Array.isArray(value) ? value.join(', ') : value;
+		if (typeof text === 'string' || typeof text === 'number') return String(text).trim();
+	}
+	return undefined;
+}
+
+/** A non-negative number at the start of the value (`"60"`, `"60, 60;w=60"`), else undefined. */
+function leadingNumber(text: string | undefined): number | undefined {
+	const match = text === undefined ? null : /^\s*(\d+(?:\.\d+)?)/.exec(text);
+	return match ? Number(match[1]) : undefined;
+}
+
+/** Reset as epoch ms: delta seconds, epoch seconds or epoch ms, or an HTTP date. */
+function resetAt(value: number | string | undefined, nowMs: number): number | undefined {
+	if (value === undefined) return undefined;
+	if (typeof value === 'string' && /[a-z]/i.test(value)) {
+		const at = Date.parse(value);
+		return Number.isNaN(at) ? undefined : at;
+	}
+	const number = typeof value === 'number' ? value : leadingNumber(value);
+	if (number === undefined) return undefined;
+	if (number >= EPOCH_MS_FROM) return number;
+	if (number >= EPOCH_SECONDS_FROM) return number * 1000;
+	return nowMs + number * 1000;
+}
+
+/**
+ * The members of a structured-field list (RFC 8941), each as its name and its parameters:
+ * `"a";q=1;w=2, b;r=3` -> [{ name: 'a', params: { q: '1', w: '2' } }, ...]. Enough of the syntax
+ * for these headers: strings, tokens, integers and decimals.
+ */
+function structuredList(text: string): Array<{ name: string; params: Record<string, string> }> {
+	const members: Array<{ name: string; params: Record<string, string> }> = [];
+	for (const raw of text.match(/(?:"(?:[^"\\]|\\.)*"|[^,])+/g) ?? []) {
+		const parts = raw.match(/(?:"(?:[^"\\]|\\.)*"|[^;])+/g) ?? [];
+		const [head, ...rest] = parts.map((part) => part.trim());
+		const params: Record<string, string> = {};
+		for (const param of rest) {
+			const [key, value = '?1'] = param.split('=');
+			params[key.trim().toLowerCase()] = value.trim().replace(/^"|"$/g, '');
+		}
+		// A dictionary member (`limit=60`) carries its value in its head.
+		const [name, value] = (head ?? '').split('=');
+		if (value !== undefined) params[name.trim().toLowerCase()] = value.trim();
+		members.push({ name: (name ?? '').trim().replace(/^"|"$/g, ''), params });
+	}
+	return members;
+}
+
+const numberOf = (text: string | undefined) =>
+	text === undefined ? undefined : leadingNumber(text);
+
+/** The current IETF draft: `RateLimit` (per policy, or as a dictionary) with `RateLimit-Policy`. */
+function ietfWindows(headers: Headers, nowMs: number): StatedWindow[] {
+	const state = headerText(headers, 'ratelimit');
+	if (state === undefined) return [];
+	const members = structuredList(state);
+	const policies = new Map(
+		structuredList(headerText(headers, 'ratelimit-policy') ?? '').map((p) => [p.name, p.params]),
+	);
+	// The earlier draft's dictionary: limit=60, remaining=12, reset=30.
+	const dictionary = Object.assign({}, ...members.map((m) => m.params)) as Record<string, string>;
+	if (dictionary.remaining !== undefined && dictionary.reset !== undefined) {
+		const window = dictionary.w ?? dictionary.window;
+		return [
+			{
+				remaining: Number(numberOf(dictionary.remaining)),
+				resetAtMs: nowMs + Number(numberOf(dictionary.reset)) * 1000,
+				limit: numberOf(dictionary.limit),
+				windowMs: window === undefined ? undefined : Number(numberOf(window)) * 1000,
+			},
+		].filter(isUsable);
+	}
+	return members
+		.map(({ name, params }): StatedWindow => {
+			const policy = policies.get(name) ?? (policies.size === 1 ? [...policies.values()][0] : {});
+			const windowSeconds = numberOf(policy.w);
+			return {
+				remaining: Number(numberOf(params.r)),
+				resetAtMs: nowMs + Number(numberOf(params.t) ?? windowSeconds) * 1000,
+				limit: numberOf(policy.q),
+				windowMs: windowSeconds === undefined ? undefined : windowSeconds * 1000,
+			};
+		})
+		.filter(isUsable);
+}
+
+/** `X-RateLimit-*` or `RateLimit-*` (prefix ''): Limit, Remaining, Reset. */
+function classicWindow(headers: Headers, prefix: string, nowMs: number): StatedWindow[] {
+	const remaining = numberOf(headerText(headers, `${prefix}ratelimit-remaining`));
+	const reset = resetAt(headerText(headers, `${prefix}ratelimit-reset`), nowMs);
+	const limitText = headerText(headers, `${prefix}ratelimit-limit`);
+	const windowSeconds = numberOf(/;\s*w=(\d+)/.exec(limitText ?? '')?.[1]);
+	const window: StatedWindow = {
+		remaining: Number(remaining),
+		resetAtMs: Number(reset),
+		limit: numberOf(limitText),
+		windowMs: windowSeconds === undefined ? undefined : windowSeconds * 1000,
+	};
+	return isUsable(window) ? [window] : [];
+}
+
+function isUsable(window: StatedWindow): boolean {
+	return Number.isFinite(window.remaining) && Number.isFinite(window.resetAtMs);
+}
+
+/** Every window the answer states (empty when it states none, or nothing readable). */
+export function readRateLimitHeaders(headers: Headers, nowMs: number): StatedWindow[] {
+	return [
+		...ietfWindows(headers, nowMs),
+		...classicWindow(headers, '', nowMs),
+		...classicWindow(headers, 'x-', nowMs),
+	];
+}
