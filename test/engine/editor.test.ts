@@ -9,7 +9,7 @@ import type { INodeListSearchResult, INodePropertyOptions, IWorkflowBase } from 
 
 import { DEMO_KEYS, PAGE_NUMBER_STYLE, PAGINATION_STYLES } from '../../devkit/emulator';
 import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
-import { CREDENTIAL_TEST } from '../../nodes/shared/credentialTest';
+import { CREDENTIAL_TEST } from '../../nodes/shared/credentialCheck';
 import { run, useEmulator, workflowFrom } from './fixtures';
 import type { TestCredentials } from './harness';
 import { NODE_TYPE, additionalDataFor, oneNodeWorkflow } from './harness';
