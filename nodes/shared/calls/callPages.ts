@@ -25,7 +25,7 @@ export interface CallPage {
 	calls: IDataObject[];
 	request: NextPage;
 	/** The request for the page after this one; undefined: the list ends here. */
-	next: NextPage;
+	next?: NextPage;
 	/**
 	 * How many of `calls` the page listed ahead of a call an earlier page already gave: on a
 	 * newest-first list paged by number, calls that arrived during the walk and pushed it on.
