@@ -19,7 +19,13 @@ import { budgetSection, runBudgetSimulation } from './budget';
 import { N8N_VERSION, NODE24_VERSION, REPO_DIR } from '../devkit/n8n';
 import { cleanupAll, cleanupOnSignals } from './lib/cleanup';
 import { startBenchServer, type BenchServer } from './lib/n8n';
-import { describeMachine, renderReport, renderSection, type Section } from './lib/report';
+import {
+	describeMachine,
+	keptSection,
+	renderReport,
+	renderSection,
+	type Section,
+} from './lib/report';
 import { fixed } from './lib/stats';
 import { listCallsSection, runListCalls } from './listCalls';
 import { overheadSection, runOverhead } from './overhead';
@@ -62,20 +68,6 @@ async function runScenarios(
 		}
 	}
 	return results;
-}
-
-/**
- * The "## Queue mode" section (real n8n main + workers) comes from `npm run bench:queue`
- * (bench/queue.ts): kept as it is when this bench rewrites BENCHMARKS.md.
- */
-function queueModeSection(file: string): string {
-	const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
-	const start = text.indexOf('\n## Queue mode\n');
-	if (start < 0) {
-		return '## Queue mode\n\nNot measured yet: `npm run bench:queue` (bench/queue.ts) writes this section.\n';
-	}
-	const next = text.indexOf('\n## ', start + 1);
-	return text.slice(start + 1, next < 0 ? undefined : next + 1);
 }
 
 /** A normal run takes about 9 minutes; past this something hangs (an n8n that never answers). */
@@ -154,7 +146,14 @@ async function main(): Promise<void> {
 			summary,
 		);
 		const file = path.join(REPO_DIR, 'BENCHMARKS.md');
-		fs.writeFileSync(file, `${report.trimEnd()}\n\n${queueModeSection(file)}`);
+		const kept = [
+			keptSection(file, 'Queue mode', 'bench:queue'),
+			keptSection(file, 'Re-sync', 'bench:resync'),
+		];
+		fs.writeFileSync(
+			file,
+			`${report.trimEnd()}\n\n${kept.map((part) => part.trimEnd()).join('\n\n')}\n`,
+		);
 		log('wrote BENCHMARKS.md');
 	}
 }

@@ -226,6 +226,19 @@ export class N8nServer {
 	}
 
 	/**
+	 * Unpublishes and publishes again: publishing runs one poll of each polling trigger, from the
+	 * position in the database, so this is a poll on demand. Fails when that poll fails.
+	 */
+	async republish(workflowId: string): Promise<void> {
+		await this.rest('POST', `/workflows/${workflowId}/deactivate`, {});
+		await this.publicationStatus(workflowId);
+		const status = await this.activateWorkflow(workflowId);
+		if (status.status !== 'published') {
+			throw new Error(`poll by publication failed: ${JSON.stringify(status.triggers)}`);
+		}
+	}
+
+	/**
 	 * A manual run as the editor starts it (`POST /workflows/:id/run`, e.g. "Fetch Test Event");
 	 * returns the execution id. 1.x runs the workflow the editor sends, 2.x the stored one.
 	 */
@@ -294,31 +307,60 @@ export class N8nServer {
 		credentials: CredentialJson[] = [],
 		input: unknown = {},
 	): Promise<ServerRunResult> {
+		return await (await this.deployRunnable(workflow, credentials)).run(input);
+	}
+
+	/**
+	 * Deploys a Manual-Trigger workflow as `runWorkflow` does, once, to run it several times: the
+	 * runs share what n8n keeps per workflow (static data, the deduplication store).
+	 */
+	async deployRunnable(
+		workflow: WorkflowJson,
+		credentials: CredentialJson[] = [],
+	): Promise<{ workflowId: string; run(input?: unknown): Promise<ServerRunResult> }> {
 		for (const credential of credentials) {
 			if (!this.credentialIds.has(credential.id)) await this.createCredential(credential);
 		}
 		const hookPath = randomUUID();
 		const workflowId = await this.deployWorkflow(toWebhookWorkflow(workflow, hookPath));
-		const { status, body } = await this.callWebhookWhenRegistered(hookPath, input);
-		const stored = await this.waitForExecution(workflowId);
-		const run: RunData = {
-			status: stored.status,
-			mode: stored.mode,
-			finished: stored.status === 'success',
-			data: stored.data as RunData['data'],
+		let runs = 0;
+		const run = async (input: unknown = {}): Promise<ServerRunResult> => {
+			const { status, body } = await this.callWebhookWhenRegistered(hookPath, input);
+			const stored = await this.waitForExecution(workflowId, 30_000, ++runs);
+			const data: RunData = {
+				status: stored.status,
+				mode: stored.mode,
+				finished: stored.status === 'success',
+				data: stored.data as RunData['data'],
+			};
+			return { workflowId, httpStatus: status, response: body, run: data, stored };
 		};
-		return { workflowId, httpStatus: status, response: body, run, stored };
+		return { workflowId, run };
 	}
 
 	/** The stored execution of a workflow once n8n has finished writing it. */
-	async waitForExecution(workflowId: string, timeoutMs = 30_000): Promise<StoredExecution> {
+	async waitForExecution(
+		workflowId: string,
+		timeoutMs = 30_000,
+		/** How many executions of the workflow there must be (the latest is returned). */
+		count = 1,
+	): Promise<StoredExecution> {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
-			const [latest] = await readStoredExecutions(this.sandbox, workflowId);
-			if (latest && isFinished(latest)) return latest;
+			const executions = await readStoredExecutions(this.sandbox, workflowId);
+			const [latest] = executions;
+			if (latest && isFinished(latest) && executions.length >= count) return latest;
 			if (Date.now() > deadline) throw new Error(`no finished execution of ${workflowId} stored`);
 			await new Promise((r) => setTimeout(r, 200));
 		}
+	}
+
+	/** SIGKILL, as a crash or the OOM killer ends n8n: no graceful shutdown, nothing finished. */
+	async kill(): Promise<void> {
+		if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+		const exited = new Promise<void>((r) => this.child.once('exit', () => r()));
+		this.child.kill('SIGKILL');
+		await exited;
 	}
 
 	/** SIGTERM, then SIGKILL if n8n has not exited after `graceMs`. */

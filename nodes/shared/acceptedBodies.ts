@@ -20,8 +20,11 @@
 import type { IExecuteFunctions, ICheckProcessedOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-/** Entries kept (one per accepted body, two while a body waits for its answer); past it, none. */
-export const MAX_ENTRIES = 20_000;
+/**
+ * Entries a node keeps: one per accepted body (a lead's version), plus one per body of the
+ * current run until its answer. When a run would take it past this, everything is forgotten.
+ */
+export const MAX_ENTRIES = 50_000;
 
 /** Node scope: this node of this workflow (n8n keys it by workflow id and node id). */
 const SCOPE = 'node';
@@ -128,7 +131,7 @@ export class AcceptedBodies {
 		const unique = [...new Set(keys)];
 		if (unique.length === 0) return new Set();
 		const stored = await this.call((store) => store.getProcessedDataCount(SCOPE, OPTIONS));
-		if (stored + 2 * unique.length > this.maxEntries) await this.forgetAll();
+		if (stored + unique.length > this.maxEntries) await this.forgetAll();
 
 		const entries = unique.flatMap((key) => [key, markerOf(key)]);
 		const result = await this.call((store) =>

@@ -10,6 +10,7 @@ import {
 	exampleCredential,
 	EXAMPLE_FILES,
 	loadExample,
+	deployCrmSyncExample,
 	publishMcpExample,
 	runExportExample,
 	runImportExample,
@@ -47,6 +48,14 @@ afterAll(async () => {
 });
 
 const credential = () => exampleCredential(session, DEMO_KEYS.full, RATE.limit);
+
+/** A scheduled example, published as a user imports it: n8n accepts its trigger. */
+async function expectPublishes(file: string): Promise<void> {
+	const workflowId = await session.server.deployWorkflow(loadExample(file, session.filesDir));
+	const stored = await session.server.rest<{ active: boolean }>('GET', `/workflows/${workflowId}`);
+	expect(stored.active).toBe(true);
+	await session.server.rest('POST', `/workflows/${workflowId}/deactivate`);
+}
 const apiRequests = (path: string) => session.emulator.requests.filter((r) => r.path === path);
 
 test('the editor gets the node from the tarball, with its credential, tool use and icons', async () => {
@@ -159,29 +168,37 @@ describe('import-leads-from-csv.json', () => {
 });
 
 describe('export-recordings.json', () => {
+	const RUN = { recorded: 4, missed: 1, processingMs: 2_000, waitMs: 5_000 };
 	let result: ExportSummary;
+	let calls: ReturnType<typeof session.emulator.addCalls>;
 	beforeAll(async () => {
 		session.emulator.reset();
-		result = await runExportExample(session, credential());
+		const before = session.emulator.calls.length;
+		result = await runExportExample(session, credential(), RUN);
+		calls = session.emulator.calls.slice(0, session.emulator.calls.length - before);
 	});
+	// The emulator's call ids start again after a reset: later suites must not find these files.
+	afterAll(() => result?.saved.forEach((file) => fs.rmSync(file.file, { force: true })));
 
-	test('lists the 50 newest calls and downloads every recording there is', () => {
-		expect(result.run.run.status).toBe('success');
-		const newest = session.emulator.calls.slice(0, 50);
-		expect(result.listed.map((call) => call.id)).toEqual(newest.map((call) => call.id));
-		const recorded = newest.filter((call) => call.has_recording).map((call) => call.id);
-		expect(recorded.length).toBeGreaterThan(10);
-		expect(result.withRecording).toBe(recorded.length);
-		expect(result.failed).toEqual([]);
-		expect(result.saved.map((file) => file.callId)).toEqual(recorded);
+	test('exports each new call once: late recordings with their file, the missed call without', () => {
+		expect(result.executions.map((execution) => execution.status)).toEqual(
+			result.executions.map(() => 'success'),
+		);
+		const recorded = calls.filter((call) => call.has_recording).map((call) => call.id);
+		const missed = calls.filter((call) => !call.has_recording).map((call) => call.id);
+		expect([recorded.length, missed.length]).toEqual([RUN.recorded, RUN.missed]);
+		expect([...result.emitted].sort()).toEqual([...recorded, ...missed].sort());
+		expect(result.saved.map((file) => file.callId).sort()).toEqual([...recorded].sort());
+		expect(result.withoutRecording).toEqual(missed);
+		// The recordings were still being processed at the first check: at least one more came.
+		expect(result.polls).toBeGreaterThan(2);
 	});
 
 	test('writes each recording to disk as <call id>.mp3 with the exact bytes', () => {
-		const [first] = nodeOutput(result.run.run, 'Get Recording');
-		expect(first.binary?.data?.id).toMatch(new RegExp(`^${BINARY_DATA_MODE}`));
 		for (const file of result.saved) {
 			expect(file.file).toBe(path.join(session.filesDir, `${file.callId}.mp3`));
 			expect(file.mimeType).toBe('audio/mpeg');
+			expect(file.binaryId).toMatch(new RegExp(`^${BINARY_DATA_MODE}`));
 			expect(fs.readFileSync(file.file).equals(recordingBytes(file.callId, 32 * 1024))).toBe(true);
 		}
 	});
@@ -191,23 +208,44 @@ describe('export-recordings.json', () => {
 		expect(files).toHaveLength(result.saved.length);
 		expect(files.every((request) => request.headers.authorization === undefined)).toBe(true);
 		expect(files.every((request) => request.status === 200)).toBe(true);
-		const api = session.emulator.requests;
-		expect(api).toHaveLength(1 + result.saved.length);
 		expect(
-			api.every((request) => request.headers.authorization === `Bearer ${DEMO_KEYS.full}`),
+			session.emulator.requests.every(
+				(request) => request.headers.authorization === `Bearer ${DEMO_KEYS.full}`,
+			),
 		).toBe(true);
 		expect(session.emulator.stats().byStatus['429']).toBeUndefined();
 	});
+});
+
+describe('sync-crm-contacts.json (Skip Unchanged Leads)', () => {
+	test('the next night sends only the changed contact; failing ones are tried again', async () => {
+		session.emulator.reset();
+		const sync = await deployCrmSyncExample(session, credential());
+		const first = await sync.runNight();
+		expect(first.run.run.status).toBe('success');
+		expect(first.counts).toEqual({ sent: 5, skipped: 0 });
+		expect(first.failed.map((contact) => contact.name)).toEqual([
+			'Linus Pauling',
+			'Marie Curie',
+			'Nikola Tesla',
+		]);
+		expect(apiRequests('/v1/leads')).toHaveLength(5);
+
+		session.emulator.reset();
+		const second = await sync.runNight((csv) => csv.replace('Grace Hopper', 'Grace B. Hopper'));
+		expect(second.counts).toEqual({ sent: 1, skipped: 4 });
+		expect(second.failed).toHaveLength(3);
+		expect(apiRequests('/v1/leads').map((request) => JSON.parse(request.body).name)).toEqual([
+			'Grace B. Hopper',
+		]);
+
+		const third = await sync.runNight((csv) => csv.replace('Grace Hopper', 'Grace B. Hopper'));
+		expect(third.counts).toEqual({ sent: 0, skipped: 5 });
+		expect(apiRequests('/v1/leads')).toHaveLength(1);
+	});
 
 	test('as imported, it publishes with its Schedule Trigger', async () => {
-		const workflow = loadExample(EXAMPLE_FILES.exportRecordings, session.filesDir);
-		const workflowId = await session.server.deployWorkflow(workflow);
-		const stored = await session.server.rest<{ active: boolean }>(
-			'GET',
-			`/workflows/${workflowId}`,
-		);
-		expect(stored.active).toBe(true);
-		await session.server.rest('POST', `/workflows/${workflowId}/deactivate`);
+		await expectPublishes(EXAMPLE_FILES.crmSync);
 	});
 });
 

@@ -116,9 +116,9 @@ test('without kills, an accepted body is skipped on every later run while it is 
 	expect(await second.check(keys)).toEqual(new Set([keys[0], keys[2]]));
 	expect(await second.check(keys)).toEqual(new Set([keys[0], keys[2]]));
 
-	// Room for 9 entries: the next check of 4 bodies (8 entries) would pass it, so everything is
-	// forgotten first, which costs one re-send of each.
-	const small = new AcceptedBodies(contextOf(store), 9);
+	// 4 entries stored (2 accepted, 1 pending with its marker) and 4 bodies to check: past a
+	// limit of 7, so everything is forgotten first, which costs one re-send of each.
+	const small = new AcceptedBodies(contextOf(store), 7);
 	expect(await small.check([...keys, keyOf(4)])).toEqual(new Set());
 	expect(store.entryCount('wf')).toBe(8);
 });

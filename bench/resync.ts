@@ -1,0 +1,145 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
+/**
+ * `npm run bench:resync`: a nightly CRM sync of 5,000 leads where 1% changed since the last
+ * night, with Import Lead's Skip Unchanged Leads off and on, in a real n8n (SQLite) against the
+ * API emulator at the real limit's shape: 60 requests per window, the window shrunk from a
+ * minute to RESYNC_WINDOW_MS. Rows: requests sent, 429s, wall time, and that time at the real
+ * minute (requests ÷ 60). Rewrites the "Re-sync" section of BENCHMARKS.md. About 4 minutes.
+ *
+ *   BENCH_RESYNC_LEADS=5000   list size (default 5000)
+ *   BENCH_PACKAGE_DIR=<dir>   install another build of the package (before/after comparisons)
+ */
+import * as path from 'path';
+
+import { N8N_VERSION, REPO_DIR } from '../devkit/n8n';
+import { cleanupAll, cleanupOnSignals } from './lib/cleanup';
+import { startBenchEmulator } from './lib/emulator';
+import { deploy, startBenchServer, trigger, type BenchServer } from './lib/n8n';
+import { renderSection, writeOwnSection, type Section } from './lib/report';
+import { fixed } from './lib/stats';
+import { makeLeads, ourImportChain } from './lib/workflows';
+
+const LEADS = Number(process.env.BENCH_RESYNC_LEADS ?? 5000);
+const CHANGED_SHARE = 0.01;
+/** The API's 60 requests a minute, with the minute shrunk to one second. */
+const LIMIT = { requests: 60, windowMs: 1_000 };
+
+function log(message: string): void {
+	console.error(`[bench:resync ${new Date().toISOString().slice(11, 19)}] ${message}`);
+}
+
+interface Row {
+	label: string;
+	requests: number;
+	rateLimited: number;
+	wallS: number;
+	skipped: number;
+}
+
+/** Tonight's list: every 100th lead renamed since last night (1%, spread over the list). */
+function tonight(list: ReturnType<typeof makeLeads>) {
+	const every = Math.round(1 / CHANGED_SHARE);
+	return list.map((lead, index) =>
+		index % every === every - 1 ? { ...lead, name: `${lead.name} (changed)` } : lead,
+	);
+}
+
+/** Runs the same workflow on each list in turn (same node, so the same memory); a row per run. */
+async function measure(
+	bench: BenchServer,
+	skipUnchanged: boolean,
+	runs: Array<{ label: string; list: ReturnType<typeof makeLeads> }>,
+): Promise<Row[]> {
+	const api = await startBenchEmulator({
+		rateLimit: { limit: LIMIT.requests, windowMs: LIMIT.windowMs, algorithm: 'sliding-log' },
+		recordRequests: false,
+	});
+	const built = ourImportChain(
+		`resync-${skipUnchanged ? 'on' : 'off'}`,
+		{
+			baseUrl: api.emulator.baseUrl,
+			apiKey: api.apiKey,
+			requestsPerMinute: (LIMIT.requests * 60_000) / LIMIT.windowMs,
+			windowSeconds: LIMIT.windowMs / 1000,
+		},
+		{ saveSuccess: false },
+	);
+	const node = built.workflow.nodes.find((each) => each.name === 'Import Lead')!;
+	node.parameters = { ...node.parameters, options: { skipUnchanged } };
+	const deployed = await deploy(bench, built.workflow, built.hookPath, [built.credential]);
+	const rows: Row[] = [];
+	for (const { label, list } of runs) {
+		const before = api.emulator.stats();
+		const answer = await trigger(bench, deployed, { items: list });
+		if (answer.status !== 200) throw new Error(`${label}: HTTP ${answer.status}`);
+		const after = api.emulator.stats();
+		const requests = after.requests - before.requests;
+		const rateLimited = (after.byStatus['429'] ?? 0) - (before.byStatus['429'] ?? 0);
+		const created = (after.byStatus['201'] ?? 0) - (before.byStatus['201'] ?? 0);
+		const row = { label, requests, rateLimited, wallS: answer.wallMs / 1000 };
+		rows.push({ ...row, skipped: list.length - created });
+		log(`${label}: ${requests} requests, ${rateLimited} × 429, ${fixed(row.wallS, 1)} s`);
+	}
+	await api.stop();
+	return rows;
+}
+
+function section(rows: Row[]): Section {
+	return {
+		title: `Re-sync of ${LEADS.toLocaleString('en-US')} leads, ${CHANGED_SHARE * 100}% changed (Skip Unchanged Leads)`,
+		columns: [
+			'Skip Unchanged Leads',
+			'requests',
+			'429s',
+			'skipped',
+			`time (60 per ${LIMIT.windowMs / 1000} s)`,
+			'time at the real 60 per minute',
+		],
+		rows: rows.map((row) => [
+			row.label,
+			String(row.requests),
+			String(row.rateLimited),
+			String(row.skipped),
+			`${fixed(row.wallS, 1)} s`,
+			`${fixed(row.requests / 60, 1)} min`,
+		]),
+		notes: [
+			`n8n ${N8N_VERSION}, one process, SQLite; the emulator allows ${LIMIT.requests} requests per ${LIMIT.windowMs} ms (sliding log), the credential's budget is the same.`,
+			'"re-sync": the list with every 100th lead renamed since the last sync. With the option on, the first sync records every lead in n8n\'s database; the re-sync runs the same workflow after it.',
+			'"time at the real 60 per minute" is requests ÷ 60: the time the rate limit sets for that many requests against the real API.',
+		],
+	};
+}
+
+async function main(): Promise<void> {
+	cleanupOnSignals();
+	log('starting n8n');
+	const bench = await startBenchServer('resync');
+	const lastNight = makeLeads(LEADS, 0);
+	const rows = [
+		...(await measure(bench, false, [{ label: 'off: re-sync', list: tonight(lastNight) }])),
+		...(await measure(bench, true, [
+			{ label: 'on: first sync (nothing remembered yet)', list: lastNight },
+			{ label: 'on: re-sync', list: tonight(lastNight) },
+		])),
+	];
+	await cleanupAll();
+	const markdown = renderSection(section(rows));
+	console.log(markdown);
+	writeOwnSection(
+		path.join(REPO_DIR, 'BENCHMARKS.md'),
+		'Re-sync',
+		{ script: 'bench:resync', path: 'bench/resync.ts' },
+		markdown,
+	);
+	log('wrote the Re-sync section of BENCHMARKS.md');
+}
+
+main()
+	.catch((error) => {
+		console.error(`[bench:resync] failed: ${(error as Error).stack ?? String(error)}`);
+		process.exitCode = 1;
+	})
+	.finally(async () => {
+		await cleanupAll();
+	});
