@@ -45,6 +45,16 @@ export function loadExample(file: string, filesDir: string): WorkflowJson {
 	return JSON.parse(text.split(EXAMPLE_FILES_DIR).join(escaped)) as WorkflowJson;
 }
 
+/** Runs on demand what an example schedules: its Schedule Trigger becomes a Manual Trigger. */
+export function runnableNow(workflow: WorkflowJson): WorkflowJson {
+	const nodes = workflow.nodes.map((node) =>
+		node.type === 'n8n-nodes-base.scheduleTrigger'
+			? { ...node, type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} }
+			: node,
+	);
+	return { ...workflow, nodes };
+}
+
 export function exampleCredential(
 	session: Session,
 	apiKey: string,

@@ -621,6 +621,24 @@ describe('held calls', () => {
 		expect(await trigger.poll()).toEqual([]);
 	});
 
+	test('a poll that fails while asking for a held call keeps it: it comes later, once, with its file', async () => {
+		const emulator = await emulatorWith({ recordingProcessing: { delayMs: 300 } });
+		const trigger = new TriggerUnderTest(emulator, {
+			downloadRecording: true,
+			options: { maxRetries: 0 },
+		});
+		await trigger.poll();
+		const [call] = emulator.addCalls(1, { status: 'completed', has_recording: true });
+		expect(await trigger.poll()).toEqual([]);
+		await new Promise((resolve) => setTimeout(resolve, 400));
+		emulator.inject({ kind: 'status', status: 503, path: `/v1/calls/${call.id}/recording` });
+		await expect(trigger.poll()).rejects.toThrow(/503/);
+		const items = await trigger.pollItems();
+		expect(items.map((item) => item.json.id)).toEqual([call.id]);
+		expect(items[0].binary?.data).toBeDefined();
+		expect(await trigger.poll()).toEqual([]);
+	});
+
 	test('Fetch Test Event does not wait: a call whose recording is processing comes without a file', async () => {
 		const emulator = await emulatorWith({ recordingProcessing: { delayMs: 60_000 } });
 		emulator.addCalls(1, { status: 'completed', has_recording: true });
