@@ -18,6 +18,9 @@ import {
 
 export type OperationName = 'Import Lead' | 'List Calls' | 'Get Recording';
 
+/** What runs an operation's workflow: n8n-core in-process (`run`), or a real n8n (test/e2e/faults). */
+export type WorkflowRunner = typeof run;
+
 export interface OperationRun {
 	itemsIn: number;
 	/** Input items that ended in the success output. */
@@ -40,7 +43,12 @@ export interface Operation {
 	/** The status of the operation's API answer when it succeeds. */
 	successStatus: number;
 	emulatorOptions: EmulatorOptions;
-	run(emulator: Emulator, apiKey: string, options: IDataObject): Promise<OperationRun>;
+	run(
+		emulator: Emulator,
+		apiKey: string,
+		options: IDataObject,
+		runWorkflow: WorkflowRunner,
+	): Promise<OperationRun>;
 }
 
 function credentialsFor(emulator: Emulator, apiKey: string) {
@@ -76,10 +84,10 @@ export const importLead: Operation = {
 	faultPath: '/v1/leads',
 	successStatus: 201,
 	emulatorOptions: {},
-	async run(emulator, apiKey, options) {
+	async run(emulator, apiKey, options, runWorkflow) {
 		const items: IDataObject[] = leads(8).map((lead, idx) => ({ ...lead, idx }));
 		const workflow = workflowFrom('importLeads', { items, parameters: { options } });
-		const result = await run(workflow, credentialsFor(emulator, apiKey));
+		const result = await runWorkflow(workflow, credentialsFor(emulator, apiKey));
 		const accounting = account(items.length, result.output(nodeName(workflow)));
 		const api = emulator.requests;
 		const problems: string[] = [];
@@ -133,7 +141,7 @@ export const listCalls: Operation = {
 	faultPath: '/v1/calls',
 	successStatus: 200,
 	emulatorOptions: { seedCalls: 150 },
-	async run(emulator, apiKey, options) {
+	async run(emulator, apiKey, options, runWorkflow) {
 		const items = [
 			{ tag: 'a', limit: 150 },
 			{ tag: 'b', limit: 120 },
@@ -153,7 +161,7 @@ export const listCalls: Operation = {
 		const expected = items.map((item) =>
 			emulator.calls.slice(0, item.limit).map((call) => call.id),
 		);
-		const result = await run(workflow, credentialsFor(emulator, apiKey));
+		const result = await runWorkflow(workflow, credentialsFor(emulator, apiKey));
 		const accounting = account(items.length, result.output(nodeName(workflow)), true);
 		const api = emulator.requests;
 		const problems: string[] = [];
@@ -206,7 +214,7 @@ export const getRecording: Operation = {
 	faultPath: /^\/v1\/calls\/[^/]+\/recording$/,
 	successStatus: 200,
 	emulatorOptions: { seedCalls: 12, recordingBytes: RECORDING_BYTES },
-	async run(emulator, apiKey, options) {
+	async run(emulator, apiKey, options, runWorkflow) {
 		const ids = emulator.calls
 			.filter((call) => call.has_recording)
 			.slice(0, 4)
@@ -216,7 +224,7 @@ export const getRecording: Operation = {
 			items,
 			parameters: { download: true, options },
 		});
-		const result = await run(workflow, credentialsFor(emulator, apiKey));
+		const result = await runWorkflow(workflow, credentialsFor(emulator, apiKey));
 		const accounting = account(items.length, result.output(nodeName(workflow)));
 		const { requests: api, fileRequests: files } = emulator;
 		const problems: string[] = [];

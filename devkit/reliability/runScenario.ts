@@ -1,7 +1,8 @@
 import { startEmulator } from '../emulator';
+import { run as runInEngine } from '../engine/fixtures';
 import { placesContaining } from './audit';
 import { keyWithAllScopes } from './keys';
-import type { Operation, OperationRun } from './operations';
+import type { Operation, OperationRun, WorkflowRunner } from './operations';
 import type { ResultRow } from './results';
 import type { Scenario } from './scenarios';
 import { expectationFor, expectationProblems } from './scenarios';
@@ -9,7 +10,8 @@ import { expectationFor, expectationProblems } from './scenarios';
 /**
  * One fault-matrix scenario, wherever it runs (engine or real n8n): an emulator with the
  * sentinel key and the scenario's faults, the operation's run, and the row that says what it
- * showed. `placesToSearch` names where the key must not appear for this kind of run.
+ * showed. `placesToSearch` names where the key must not appear for this kind of run;
+ * `runWorkflow` runs the operation's workflow (default: n8n-core in-process).
  */
 export async function runScenario(
 	operation: Operation,
@@ -17,6 +19,7 @@ export async function runScenario(
 	apiKey: string,
 	label: string,
 	placesToSearch: (run: OperationRun) => Record<string, string>,
+	runWorkflow: WorkflowRunner = runInEngine,
 ): Promise<{ run: OperationRun; row: ResultRow }> {
 	const emulator = await startEmulator({
 		rateLimit: false,
@@ -28,7 +31,7 @@ export async function runScenario(
 		for (const fault of scenario.faults({ operation: name, path, successStatus })) {
 			emulator.inject(fault);
 		}
-		const run = await operation.run(emulator, apiKey, scenario.options ?? {});
+		const run = await operation.run(emulator, apiKey, scenario.options ?? {}, runWorkflow);
 		const leakedTo = placesContaining(apiKey, placesToSearch(run));
 		const keyToFileHost = emulator.fileRequests.filter((request) => request.headers.authorization);
 		const problems = [

@@ -2,7 +2,7 @@
 /**
  * Runs the reliability suite's operations (devkit/reliability/operations.ts) inside a real
  * n8n instead of n8n-core's in-process engine. Those operations build an engine workflow, hand it
- * to `run` of devkit/engine/fixtures and check what comes back; faults.test.ts swaps that `run` for
+ * to the runner they are given and check what comes back; faults.test.ts gives them
  * RealN8nRunner.run, so the very same workflows, inputs and invariant checks go through a real
  * `n8n start` with the package installed from its tarball.
  */
@@ -11,7 +11,7 @@ import { randomUUID } from 'crypto';
 import type { IDataObject, INodeExecutionData, IRun, IWorkflowBase } from 'n8n-workflow';
 
 import type { Session } from '../../devkit/demo/session';
-import { nodeName, run, workflowFrom } from '../../devkit/engine/fixtures';
+import { nodeName, workflowFrom } from '../../devkit/engine/fixtures';
 import type { NodeOutput, TestCredentials, WorkflowResult } from '../../devkit/engine/harness';
 import { account, countRepeats, sentAfterFinalAnswer } from '../../devkit/reliability/audit';
 import type { Operation } from '../../devkit/reliability/operations';
@@ -207,7 +207,7 @@ export const listAllCalls: Operation = {
 	faultPath: '/v1/calls',
 	successStatus: 200,
 	emulatorOptions: { seedCalls: 250 },
-	async run(emulator, apiKey, options) {
+	async run(emulator, apiKey, options, runWorkflow) {
 		const items = [{ tag: 'a' }, { tag: 'b' }];
 		const workflow = workflowFrom('listCalls', {
 			items,
@@ -220,7 +220,11 @@ export const listAllCalls: Operation = {
 			},
 		});
 		const everyCall = emulator.calls.map((call) => call.id);
-		const result = await run(workflow, { baseUrl: emulator.baseUrl, apiKey, requestsPerMinute: 0 });
+		const result = await runWorkflow(workflow, {
+			baseUrl: emulator.baseUrl,
+			apiKey,
+			requestsPerMinute: 0,
+		});
 		const accounting = account(items.length, result.output(nodeName(workflow)), true);
 		const api = emulator.requests;
 		const problems = [...accounting.problems];

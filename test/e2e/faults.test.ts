@@ -4,9 +4,9 @@
  * its tarball: Import Lead (8 leads), List Calls (3 items of 2 pages), List Calls with Return All
  * (2 items of 3 pages) and Get Recording with Download (4 calls), against a representative set of
  * the matrix's faults. Workflows, inputs and checks are the reliability suite's own
- * (devkit/reliability: operations.ts, scenarios.ts, audit.ts): only the engine's `run` is
- * swapped for one that deploys the workflow to n8n, calls it and reads back the execution n8n
- * stored (faults-helpers.ts). Each run must account for every input item (success + error = in,
+ * (devkit/reliability: operations.ts, scenarios.ts, audit.ts): only the runner they are
+ * given differs: one that deploys the workflow to n8n, calls it and reads back the execution
+ * n8n stored (faults-helpers.ts). Each run must account for every input item (success + error = in,
  * paired), send nothing twice except retries, give clear error messages, and leave its sentinel
  * API key out of the stored execution and the server log. Rows go to RELIABILITY.md as
  * `real n8n` (test/reliability/report.ts).
@@ -19,22 +19,20 @@ import { BinaryDataService } from 'n8n-core';
 import { join } from 'path';
 
 import { openSession, type Session } from '../../devkit/demo/session';
-import * as fixtures from '../../devkit/engine/fixtures';
 import { placesContaining } from '../../devkit/reliability/audit';
 import { sentinelKey } from '../../devkit/reliability/keys';
 import { runScenario } from '../../devkit/reliability/runScenario';
-import { OPERATIONS, type Operation } from '../../devkit/reliability/operations';
+import {
+	OPERATIONS,
+	type Operation,
+	type OperationRun,
+	type WorkflowRunner,
+} from '../../devkit/reliability/operations';
 import { ResultsCollector, type ResultRow } from '../../devkit/reliability/results';
 import { Tally } from '../../devkit/reliability/tally';
 import { SCENARIOS, type Scenario } from '../../devkit/reliability/scenarios';
 import { RealN8nRunner, listAllCalls, pool, type RealN8nResult } from './faults-helpers';
 import { readDatabaseText } from '../../devkit/n8n';
-
-// operations.ts runs its workflows through the engine fixtures' `run`: send them to n8n instead.
-jest.mock('../../devkit/engine/fixtures', () => ({
-	...jest.requireActual<object>('../../devkit/engine/fixtures'),
-	run: jest.fn(),
-}));
 
 jest.setTimeout(120_000);
 
@@ -110,15 +108,17 @@ function emptyRow({ label, scenario }: Case): ResultRow {
 	return new Tally(scenario.name, label).row;
 }
 
-async function runCase(testCase: Case): Promise<ResultRow> {
+async function runCase(testCase: Case, runner: RealN8nRunner): Promise<ResultRow> {
 	const { operation, scenario, apiKey, label } = testCase;
-	const { row } = await runScenario(operation, scenario, apiKey, label, (run) => {
+	const placesToSearch = (run: OperationRun) => {
 		const { stored } = run.result as RealN8nResult;
 		return {
 			'stored execution data': `${stored.rawData ?? ''}\n${stored.rawWorkflowData ?? ''}`,
 			'n8n server log': session.serverLog(),
 		};
-	});
+	};
+	const inRealN8n: WorkflowRunner = (workflow, credentials) => runner.run(workflow, credentials);
+	const { row } = await runScenario(operation, scenario, apiKey, label, placesToSearch, inRealN8n);
 	return row;
 }
 
@@ -134,15 +134,12 @@ beforeAll(async () => {
 	await Container.get(BinaryDataService).init();
 
 	const runner = new RealN8nRunner(session);
-	jest
-		.mocked(fixtures.run)
-		.mockImplementation((workflow, credentials) => runner.run(workflow, credentials));
 	const limit = pool(CONCURRENT_RUNS);
 	// The runs that mostly wait (429 backoff, timeouts, long 503 bursts) start first, so the
 	// quick ones fill the gaps instead of the slowest deciding the end alone.
 	const waitsLong = ({ scenario }: Case) => /429|hangs|burst of 6/.test(scenario.name);
 	for (const testCase of [...cases.filter(waitsLong), ...cases.filter((c) => !waitsLong(c))]) {
-		const outcome = limit(() => runCase(testCase));
+		const outcome = limit(() => runCase(testCase, runner));
 		// Awaited by its test; this only keeps a failure from counting as unhandled meanwhile.
 		outcome.catch(() => {});
 		outcomes.set(testCase.order, outcome);
