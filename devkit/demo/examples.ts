@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Runs the workflows in examples/ exactly as users import them, with only what a user would
  * change themselves substituted: the folder n8n may write to, and a credential pointing at the
@@ -6,6 +6,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { sleep } from 'n8n-workflow';
 
 import {
 	isFinished,
@@ -44,7 +45,7 @@ export function loadExample(file: string, filesDir: string): WorkflowJson {
 	return JSON.parse(text.split(EXAMPLE_FILES_DIR).join(escaped)) as WorkflowJson;
 }
 
-/** Runs on demand what the example schedules: its Schedule Trigger becomes a Manual Trigger. */
+/** Runs on demand what an example schedules: its Schedule Trigger becomes a Manual Trigger. */
 export function runnableNow(workflow: WorkflowJson): WorkflowJson {
 	const nodes = workflow.nodes.map((node) =>
 		node.type === 'n8n-nodes-base.scheduleTrigger'
@@ -107,40 +108,107 @@ export async function runImportExample(
 }
 
 export interface ExportSummary {
-	run: ServerRunResult;
-	listed: Array<Record<string, unknown>>;
-	withRecording: number;
-	saved: Array<{ callId: string; file: string; bytes: number; mimeType: string }>;
-	failed: Array<{ callId: string; error: string }>;
+	/** The trigger's executions, oldest first. */
+	executions: StoredExecution[];
+	/** Checks run (publications), the first included. */
+	polls: number;
+	/** Call ids the trigger emitted, in order, across all executions (a repeat would show). */
+	emitted: string[];
+	saved: Array<{
+		callId: string;
+		file: string;
+		bytes: number;
+		mimeType: string;
+		/** Where n8n kept the file on its way to disk ("filesystem:…", "database:…"). */
+		binaryId: string;
+	}>;
+	/** Calls routed to "Call Without Recording". */
+	withoutRecording: string[];
 }
 
-/** export-recordings.json, run now instead of at 2:00. */
+export interface ExportRun {
+	/** New calls with a recording, and missed calls (none), added after publishing. */
+	recorded: number;
+	missed: number;
+	/** Recordings are ready this long after their call appears (0: at once). */
+	processingMs: number;
+	/** The example's Wait for Recording, shortened so a run takes seconds. */
+	waitMs: number;
+}
+
+const EXPORT_TRIGGER = 'Every Hour: New Calls';
+
+/**
+ * export-recordings.json, published as imported except for its wait (seconds instead of
+ * minutes). Instead of waiting for the hourly check, checks run on demand (publishing again
+ * runs one, from the position n8n stored) until every new call was exported, then once more.
+ */
 export async function runExportExample(
 	session: Session,
 	credential: CredentialJson,
+	run: ExportRun,
 ): Promise<ExportSummary> {
-	const workflow = runnableNow(loadExample(EXAMPLE_FILES.exportRecordings, session.filesDir));
-	const run = await session.server.runWorkflow(workflow, [credential]);
-	const listed = nodeOutput(run.run, 'List Calls').map((item) => item.json);
-	const saved = nodeOutput(run.run, 'Write Recording to Disk').map((item) => {
-		const file = String(item.json.fileName);
-		return {
-			callId: String(item.json.callId),
-			file,
-			bytes: fs.existsSync(file) ? fs.statSync(file).size : -1,
-			mimeType: String(item.binary?.data?.mimeType),
-		};
-	});
-	const failed = nodeOutput(run.run, 'Get Recording', 1).map((item) => ({
-		callId: String(item.json.id),
-		error: String(item.json.error),
-	}));
+	const workflow = loadExample(EXAMPLE_FILES.exportRecordings, session.filesDir);
+	const trigger = workflow.nodes.find((node) => node.name === EXPORT_TRIGGER)!;
+	const options = trigger.parameters.options as Record<string, unknown>;
+	options.waitForRecording = run.waitMs / 60_000;
+	await session.server.createCredential(credential);
+	const workflowId = await session.server.deployWorkflow(workflow);
+	await session.server.publicationStatus(workflowId);
+	let polls = 1;
+
+	const { emulator } = session;
+	emulator.setRecordingProcessing({ delayMs: run.processingMs });
+	const added = [
+		...emulator.addCalls(run.recorded, { status: 'completed', has_recording: true }),
+		...emulator.addCalls(run.missed, { status: 'missed', has_recording: false }),
+	].map((call) => call.id);
+	emulator.setRecordingProcessing({ delayMs: 0 });
+	const deadline = Date.now() + run.processingMs + run.waitMs + 60_000;
+	const emittedIds = async () =>
+		(await readStoredExecutions(session.sandbox, workflowId))
+			.filter(isFinished)
+			.flatMap((execution) =>
+				storedOutput(execution, EXPORT_TRIGGER).map((item) => String(item.json.id)),
+			);
+	for (;;) {
+		await sleep(1000);
+		await session.server.republish(workflowId);
+		polls++;
+		const emitted = await emittedIds();
+		if (added.every((id) => emitted.includes(id))) break;
+		if (Date.now() > deadline) throw new Error(`export: not every call emitted in time`);
+	}
+	await session.server.republish(workflowId); // once more: nothing may come twice
+	polls++;
+	await sleep(1000);
+	await session.server.rest('POST', `/workflows/${workflowId}/deactivate`, {});
+
+	const executions = (await readStoredExecutions(session.sandbox, workflowId))
+		.filter(isFinished)
+		.reverse();
+	const saved = executions.flatMap((execution) =>
+		storedOutput(execution, 'Write Recording to Disk').map((item) => {
+			const file = String(item.json.fileName);
+			return {
+				callId: String(item.json.id),
+				file,
+				bytes: fs.existsSync(file) ? fs.statSync(file).size : -1,
+				mimeType: String(item.binary?.data?.mimeType),
+				binaryId: String(item.binary?.data?.id),
+			};
+		}),
+	);
 	return {
-		run,
-		listed,
-		withRecording: nodeOutput(run.run, 'Has Recording').length,
+		executions,
+		polls,
+		emitted: executions.flatMap((execution) =>
+			storedOutput(execution, EXPORT_TRIGGER).map((item) => String(item.json.id)),
+		),
 		saved,
-		failed,
+		withoutRecording: executions.flatMap((execution) =>
+			storedOutput(execution, 'Call Without Recording').map((item) => String(item.json.id)),
+		),
 	};
 }
 
@@ -203,12 +271,7 @@ export async function runTriggerExample(
 	const recorded = emulator.addCalls(newCalls - 1, { status: 'completed', has_recording: true });
 	const missed = emulator.addCalls(1, { status: 'missed', has_recording: false });
 	const expected = [...missed, ...recorded].map((call) => call.id);
-	await server.rest('POST', `/workflows/${workflowId}/deactivate`, {});
-	await server.publicationStatus(workflowId);
-	const status = await server.activateWorkflow(workflowId);
-	if (status.status !== 'published') {
-		throw new Error(`the trigger example did not poll: ${JSON.stringify(status.triggers)}`);
-	}
+	await server.republish(workflowId);
 
 	const emittedBy = (executions: StoredExecution[]) =>
 		executions
@@ -223,7 +286,7 @@ export async function runTriggerExample(
 		if (Date.now() > deadline) {
 			throw new Error(`the trigger example emitted ${emitted.join(', ') || 'nothing'}`);
 		}
-		await new Promise((resolve) => setTimeout(resolve, 200));
+		await sleep(200);
 	}
 	await server.rest('POST', `/workflows/${workflowId}/deactivate`, {});
 	await server.publicationStatus(workflowId);

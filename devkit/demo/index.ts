@@ -39,6 +39,8 @@ const OUTPUT_DIR = path.join(os.tmpdir(), 'lead-call-access-demo');
 // demo raises it so the run takes seconds, and gives the credential the same budget.
 const RATE = { limit: 600, windowMs: 60_000 };
 const MCP_TOKEN = 'demo-mcp-client-token';
+/** New calls for the export: recordings ready 3 s after their call, the wait cut to 6 s. */
+const EXPORT_DEMO = { recorded: 5, missed: 2, processingMs: 3_000, waitMs: 6_000 };
 
 async function main(): Promise<void> {
 	process.stdout.write(
@@ -81,13 +83,13 @@ async function runExamples(session: Session): Promise<void> {
 	importReport(imported);
 
 	heading(
-		`2. Export call recordings (examples/${EXAMPLE_FILES.exportRecordings}, run now, not at 2:00)`,
+		`2. Export call recordings (examples/${EXAMPLE_FILES.exportRecordings}, checked now and again instead of hourly)`,
 	);
-	const exported = await runExportExample(session, credential);
-	if (exported.run.run.status !== 'success' || exported.saved.length === 0) {
+	const exported = await runExportExample(session, credential, EXPORT_DEMO);
+	if (exported.executions.some((execution) => execution.status !== 'success')) {
 		throw new Error('the export workflow failed');
 	}
-	exportReport(exported, session.filesDir);
+	exportReport(exported, EXPORT_DEMO, session.filesDir);
 
 	heading(`3. The operations as AI agent tools over MCP (examples/${EXAMPLE_FILES.aiTools})`);
 	const { client } = await publishMcpExample(session, credential, MCP_TOKEN);

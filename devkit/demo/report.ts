@@ -3,7 +3,7 @@
 import * as path from 'path';
 
 import type { McpTool } from './mcpClient';
-import type { ExportSummary, ImportSummary, TriggerSummary } from './examples';
+import type { ExportRun, ExportSummary, ImportSummary, TriggerSummary } from './examples';
 
 const started = Date.now();
 export const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
@@ -71,12 +71,10 @@ export function importReport(summary: ImportSummary): void {
 	line(`Rejected rows with their reasons: ${summary.rejectedFile}`);
 }
 
-export function exportReport(summary: ExportSummary, folder: string): void {
-	const { listed, saved, failed } = summary;
-	const first = String(listed[0]?.id);
-	const last = String(listed[listed.length - 1]?.id);
+export function exportReport(summary: ExportSummary, run: ExportRun, folder: string): void {
+	const { saved, withoutRecording, emitted } = summary;
 	line(
-		`${listed.length} calls listed (${first} ... ${last}), ${summary.withRecording} with a recording`,
+		`${run.recorded + run.missed} new calls (${run.missed} missed), recordings ready ${run.processingMs / 1000} s after their call; ${summary.polls} checks`,
 	);
 	const bytes = saved.reduce((total, file) => total + file.bytes, 0);
 	const types = [...new Set(saved.map((file) => file.mimeType))].join(', ');
@@ -89,7 +87,11 @@ export function exportReport(summary: ExportSummary, folder: string): void {
 			.map((file) => path.basename(file.file))
 			.join(', ')}, ...`,
 	);
-	for (const failure of failed) message('  ', `not saved: ${failure.callId}: ${failure.error}`);
+	message(
+		'',
+		`${withoutRecording.length} calls without a recording, after the wait: ${withoutRecording.join(', ')}`,
+	);
+	line(`Calls emitted twice: ${emitted.length - new Set(emitted).size}`);
 }
 
 export function toolsReport(url: string, tools: McpTool[]): void {

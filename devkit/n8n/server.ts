@@ -226,6 +226,19 @@ export class N8nServer {
 	}
 
 	/**
+	 * Unpublishes and publishes again: publishing runs one poll of each polling trigger, from the
+	 * position in the database, so this is a poll on demand. Fails when that poll fails.
+	 */
+	async republish(workflowId: string): Promise<void> {
+		await this.rest('POST', `/workflows/${workflowId}/deactivate`, {});
+		await this.publicationStatus(workflowId);
+		const status = await this.activateWorkflow(workflowId);
+		if (status.status !== 'published') {
+			throw new Error(`poll by publication failed: ${JSON.stringify(status.triggers)}`);
+		}
+	}
+
+	/**
 	 * A manual run as the editor starts it (`POST /workflows/:id/run`, e.g. "Fetch Test Event");
 	 * returns the execution id. 1.x runs the workflow the editor sends, 2.x the stored one.
 	 */

@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { CREDENTIAL_TEST, testCredential } from '../shared/credentialTest';
+import { CREDENTIAL_TEST, testCredential } from '../shared/credentialCheck';
 import * as call from './actions/call';
 import * as lead from './actions/lead';
 import * as recording from './actions/recording';

@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { CREDENTIAL_TEST, testCredential } from '../shared/credentialTest';
+import { CREDENTIAL_TEST, testCredential } from '../shared/credentialCheck';
 import { queryParametersField } from '../shared/options/queryParameters';
 import { optionsCollection } from '../shared/options/requestOptions';
 import { pollCalls } from './poll';

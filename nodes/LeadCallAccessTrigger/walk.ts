@@ -5,10 +5,11 @@ import type { Position } from './position';
 import { classify } from './position';
 
 /**
- * Reading a newest-first calls list page by page. Both walks stop fetching as soon as they
- * have what they need, so a poll with few new calls costs one request. They take the pages as
- * a plain async iterable (from `iterateCallPages`, which also drops calls repeated across
- * pages), which keeps them free of n8n and testable on their own.
+ * Reading a newest-first calls list page by page (an oldest-first list is read in tail.ts,
+ * which shares the page checks below). Both walks stop fetching as soon as they have what
+ * they need, so a poll with few new calls costs one request. They take the pages as a plain
+ * async iterable (from `iterateCallPages`, which also drops calls repeated across pages),
+ * which keeps them free of n8n and testable on their own.
  */
 
 /** The calls of a page, checked against the order the trigger reads the list in. */

@@ -10,6 +10,8 @@
  * "polled on schedule" and "backed off" differ within a minute: the check watches 45 s after the
  * key is revoked, not the 30 minutes themselves, and reads the backoff n8n decided from its log.
  */
+import { sleep } from 'n8n-workflow';
+
 import { DEMO_KEYS } from '../../devkit/emulator';
 import { N8N_MAJOR } from '../../devkit/n8n';
 import { TriggerStage, pollTimesAtSeconds, triggerWorkflow } from './trigger-helpers';
@@ -25,7 +27,6 @@ const DURABLE_SCHEDULER = {
 };
 /** n8n refuses a poll time more often than a minute; six of them, 10 s apart, poll every 10 s. */
 const EVERY_10_SECONDS = pollTimesAtSeconds(0, 10, 20, 30, 40, 50);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 (N8N_MAJOR >= 2 ? describe : describe.skip)("n8n 2.x's poll backoff", () => {
 	let stage: TriggerStage;

@@ -4,10 +4,19 @@
  * published and driven through its production webhook, so the workers run the executions.
  * Each worker has its own rate budget for the key, so two executions at once send more than
  * the server allows: nothing may be lost or doubled, and the 429s must stay bounded.
- * About 2 minutes, most of it starting the processes.
+ * The trigger runs there too: the main process polls (and holds calls whose recording is still
+ * being processed), the workers run the executions. About 2 minutes, most of it starting the
+ * processes.
  */
+import { sleep } from 'n8n-workflow';
 import { buildAndInstall } from '../../devkit/demo/build';
-import { CREDENTIAL_TYPE, nodeWorkflow, parameters, withItems } from '../../devkit/workflows';
+import {
+	CREDENTIAL_TYPE,
+	TRIGGER_TYPE,
+	nodeWorkflow,
+	parameters,
+	withItems,
+} from '../../devkit/workflows';
 import {
 	createN8nSandbox,
 	startN8nQueue,
@@ -104,4 +113,79 @@ test('two executions at once on two workers: every lead imported exactly once, 4
 
 	// Worker logs are new places a key could leak to.
 	for (const worker of n8n.workers) expect(worker.service.log()).not.toContain(DEMO_KEYS.full);
+});
+
+test('the trigger in queue mode: the main polls and holds calls whose recording is processing; a worker runs each call once, with its file', async () => {
+	const [n8n, api] = [queue as N8nQueue, emulator as Emulator];
+	api.setRateLimit(false);
+	const credential: CredentialJson = {
+		id: 'queue-trigger',
+		name: 'Lead & Call Access (queue trigger)',
+		type: CREDENTIAL_TYPE,
+		data: { baseUrl: api.baseUrl, apiKey: DEMO_KEYS.full, requestsPerMinute: 0 },
+	};
+	await n8n.main.createCredential(credential);
+	const workflowId = await n8n.main.deployWorkflow({
+		name: 'Queue trigger',
+		nodes: [
+			{
+				id: 'trigger',
+				name: 'On New Call',
+				type: TRIGGER_TYPE,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {
+					// Never on schedule during the run: the test polls by re-publishing.
+					pollTimes: { item: [{ mode: 'custom', cronExpression: '0 0 0 1 1 *' }] },
+					downloadRecording: true,
+					options: { waitForRecording: 0.1 },
+				},
+				credentials: { leadCallAccessApi: { id: credential.id, name: credential.name } },
+			},
+		],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	});
+	await n8n.main.publicationStatus(workflowId);
+	const poll = async () => await n8n.main.republish(workflowId);
+	const finished = async (count: number) => {
+		for (let tries = 0; tries < 100; tries++) {
+			const done = (await n8n.executions(workflowId)).filter((e) => e.status !== 'running');
+			if (done.length >= count) return done.reverse();
+			await sleep(200);
+		}
+		throw new Error(`expected ${count} finished executions of the trigger workflow`);
+	};
+
+	api.setRecordingProcessing({ delayMs: 2_000, pendingAnswer: '202' });
+	const added = Date.now();
+	const late = api.addCalls(2, { status: 'completed', has_recording: true });
+	const [missed] = api.addCalls(1, { status: 'missed', has_recording: false });
+	await poll();
+	await sleep(Math.max(0, added + 2_200 - Date.now()));
+	await poll();
+	// Past the wait (6 s) counted from the first poll's question, whenever that was.
+	await sleep(Math.max(0, added + 8_000 - Date.now()));
+	await poll();
+	await poll();
+	const executions = await finished(2);
+	await sleep(1000);
+	expect(await n8n.executions(workflowId)).toHaveLength(2);
+
+	const emitted = await Promise.all(
+		executions.map(async (execution) => {
+			const runData = (await n8n.resultData(execution.id))?.runData;
+			return runData?.['On New Call']?.[0]?.data?.main?.[0] ?? [];
+		}),
+	);
+	expect(emitted.map((items) => items.map((item) => item.json.id))).toEqual([
+		late.map((call) => call.id).reverse(),
+		[missed.id],
+	]);
+	expect(emitted[0].every((item) => item.binary?.data !== undefined)).toBe(true);
+	expect(emitted[1][0].json.recordingMissing).toBe(true);
+	expect(executions.map((execution) => execution.status)).toEqual(['success', 'success']);
+	// The workers ran them.
+	expect(executions.every((execution) => n8n.workerOf(execution.id) !== undefined)).toBe(true);
+	api.setRecordingProcessing({ delayMs: 0 });
 });

@@ -66,6 +66,7 @@ interface StoredPosition {
 	newestCreatedAt?: string;
 	listOrder?: string;
 	tail?: { request?: unknown; ids: string[] };
+	heldCalls?: Array<{ call: Record<string, unknown>; heldSince: string }>;
 }
 
 export class TriggerStage {
@@ -182,11 +183,7 @@ export class TriggerWorkflow {
 
 	/** One poll, now: unpublish and publish again. Fails when the poll (activation) fails. */
 	async poll(): Promise<void> {
-		await this.deactivate();
-		const status = await this.activate();
-		if (status.status !== 'published') {
-			throw new Error(`poll by activation failed: ${JSON.stringify(status.triggers)}`);
-		}
+		await this.stage.server.republish(this.id);
 	}
 
 	/** The trigger's position as n8n stored it in the workflow's static data. */

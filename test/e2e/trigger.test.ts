@@ -13,6 +13,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { sleep } from 'n8n-workflow';
 
 import { N8N_MAJOR, readDatabaseText } from '../../devkit/n8n';
 import {
@@ -27,7 +28,12 @@ import {
 	triggerWorkflow,
 	type TriggerWorkflow,
 } from './trigger-helpers';
-import { DEMO_KEYS, recordingBytes, type CallRecord } from '../../devkit/emulator';
+import {
+	DEMO_KEYS,
+	PENDING_RECORDING_ANSWERS,
+	recordingBytes,
+	type CallRecord,
+} from '../../devkit/emulator';
 
 jest.setTimeout(120_000);
 
@@ -62,6 +68,7 @@ afterAll(async () => {
 });
 
 const newestCall = () => stage.emulator.calls[0];
+const sleepUntil = async (at: number) => await sleep(Math.max(0, at - Date.now()));
 const deploy = (parameters: Record<string, unknown> = {}, settings?: Record<string, unknown>) =>
 	stage.deploy(triggerWorkflow({ credentialId, parameters, settings }));
 
@@ -264,7 +271,12 @@ describe('Download Recording', () => {
 		const workflow = await stage.deploy(
 			triggerWorkflow({
 				credentialId,
-				parameters: { downloadRecording: true, binaryPropertyName: 'audio' },
+				parameters: {
+					downloadRecording: true,
+					binaryPropertyName: 'audio',
+					// The missed call comes at once (not after the wait) without a file.
+					options: { waitForRecording: 0 },
+				},
 				nodes: [
 					{
 						id: 'write',
@@ -312,6 +324,54 @@ describe('Download Recording', () => {
 		expect(outputItems(test)[0].binary?.audio?.fileName).toBe(`${recorded.id}.mp3`);
 	});
 });
+
+describe.each(PENDING_RECORDING_ANSWERS)(
+	'Download Recording, the API answering %s while a recording is processed',
+	(pendingAnswer) => {
+		afterEach(() => stage.emulator.setRecordingProcessing({ delayMs: 0 }));
+
+		test('late recordings come with their file, the missed call once without one after the wait; no poll fails', async () => {
+			const { emulator } = stage;
+			// Recordings ready 2 s after their calls appear; the trigger waits up to 6 s.
+			const delayMs = 2_000;
+			const waitMs = 6_000;
+			const workflow = await deploy({
+				downloadRecording: true,
+				options: { waitForRecording: waitMs / 60_000 },
+			});
+			emulator.setRecordingProcessing({ delayMs, pendingAnswer });
+			const added = Date.now();
+			const late = emulator.addCalls(2, { status: 'completed', has_recording: true });
+			const [missed] = emulator.addCalls(1, { status: 'missed', has_recording: false });
+
+			// Each poll (a re-publication) starts from the position n8n stored in its database.
+			await workflow.poll();
+			expect(await workflow.waitForExecutions(0)).toEqual([]);
+			expect((await workflow.position())?.heldCalls).toHaveLength(3);
+
+			await sleepUntil(added + delayMs + 200);
+			await workflow.poll();
+			const [withFiles] = await workflow.waitForExecutions(1);
+			expect(emittedIds(withFiles)).toEqual(oldestFirst(late));
+			for (const item of outputItems(withFiles)) {
+				expect(item.json.recordingMissing).toBe(false);
+				expect(item.binary?.data?.fileName).toBe(`${String(item.json.id)}.mp3`);
+			}
+
+			// The wait counts from the first poll's question, a moment after `added`.
+			await sleepUntil(added + waitMs + 1_500);
+			await workflow.poll();
+			await workflow.poll();
+			const executions = await workflow.waitForExecutions(2);
+			expect(
+				outputItems(executions[1]).map((item) => [item.json.id, item.json.recordingMissing]),
+			).toEqual([[missed.id, true]]);
+			expect(outputItems(executions[1])[0].binary).toBeUndefined();
+			expect(executions.map((execution) => execution.status)).toEqual(['success', 'success']);
+			expect((await workflow.position())?.heldCalls).toBeUndefined();
+		});
+	},
+);
 
 describe('secrets', () => {
 	// Last on purpose: by now n8n has stored successful, failed, manual and binary executions,

@@ -7,9 +7,9 @@
 import { CredentialTestContext, LoadOptionsContext } from 'n8n-core';
 import type { INodeListSearchResult, INodePropertyOptions, IWorkflowBase } from 'n8n-workflow';
 
-import { DEMO_KEYS, PAGINATION_STYLES } from '../../devkit/emulator';
+import { DEMO_KEYS, PAGE_NUMBER_STYLE, PAGINATION_STYLES } from '../../devkit/emulator';
 import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
-import { CREDENTIAL_TEST } from '../../nodes/shared/credentialTest';
+import { CREDENTIAL_TEST } from '../../nodes/shared/credentialCheck';
 import { run, useEmulator, workflowFrom } from './fixtures';
 import type { TestCredentials } from './harness';
 import { NODE_TYPE, additionalDataFor, oneNodeWorkflow } from './harness';
@@ -136,29 +136,34 @@ async function search(
 	);
 }
 
-describe.each(PAGINATION_STYLES)('Call list (From List), %s pagination', (paginationStyle) => {
-	const { emulator, credentials } = useEmulator({ seedCalls: 120, paginationStyle });
+describe.each([...PAGINATION_STYLES, PAGE_NUMBER_STYLE])(
+	'Call list (From List), %s pagination',
+	(paginationStyle) => {
+		const { emulator, credentials } = useEmulator({ seedCalls: 120, paginationStyle });
 
-	test('scrolling pages through every call once, newest first', async () => {
-		const ids: string[] = [];
-		let token: string | undefined;
-		let steps = 0;
-		do {
-			const page = await search(credentials(), undefined, token);
-			ids.push(...page.results.map((result) => String(result.value)));
-			token = page.paginationToken;
-			steps++;
-		} while (token !== undefined && steps < 10);
-		expect(ids).toEqual(emulator().calls.map((call) => call.id));
-		expect(steps).toBe(3); // 120 calls, 50 a page
-	});
+		test('scrolling pages through every call once, newest first', async () => {
+			const ids: string[] = [];
+			let token: string | undefined;
+			let steps = 0;
+			do {
+				const page = await search(credentials(), undefined, token);
+				ids.push(...page.results.map((result) => String(result.value)));
+				token = page.paginationToken;
+				steps++;
+			} while (token !== undefined && steps < 10);
+			expect(ids).toEqual(emulator().calls.map((call) => call.id));
+			expect(steps).toBe(3); // 120 calls, 50 a page
+		});
 
-	test('the search box filters by ID and reads further pages until something matches', async () => {
-		const oldest = emulator().calls[emulator().calls.length - 1];
-		const page = await search(credentials(), oldest.id.toUpperCase());
-		expect(page.results).toEqual([{ name: expect.stringContaining(oldest.id), value: oldest.id }]);
-	});
-});
+		test('the search box filters by ID and reads further pages until something matches', async () => {
+			const oldest = emulator().calls[emulator().calls.length - 1];
+			const page = await search(credentials(), oldest.id.toUpperCase());
+			expect(page.results).toEqual([
+				{ name: expect.stringContaining(oldest.id), value: oldest.id },
+			]);
+		});
+	},
+);
 
 describe('Credential test', () => {
 	const { emulator, credentials } = useEmulator({ seedCalls: 3 });

@@ -519,9 +519,9 @@ describe('trigger options and test mode', () => {
 describe.each(PENDING_RECORDING_ANSWERS)(
 	'Download Recording, the API answering %s while a recording is processed',
 	(pendingAnswer) => {
-		/** Recordings of added calls are ready 1.5 s later; the trigger waits up to 3 s. */
-		const DELAY_MS = 1500;
-		const WAIT_MINUTES = 0.05;
+		/** Recordings of added calls are ready 0.8 s later; the trigger waits up to 1.5 s. */
+		const DELAY_MS = 800;
+		const WAIT_MINUTES = 0.025;
 		async function setUp(options: IDataObject = {}) {
 			const emulator = await emulatorWith({
 				recordingBytes: 5_000,
@@ -564,7 +564,7 @@ describe.each(PENDING_RECORDING_ANSWERS)(
 				expect(item.json.recordingMissing).toBe(false);
 			}
 
-			await sleep(WAIT_MINUTES * 60_000 - DELAY_MS);
+			await sleep(WAIT_MINUTES * 60_000 - DELAY_MS + 200);
 			const after = await trigger.pollItems();
 			expect(after.map((item) => [item.json.id, item.json.recordingMissing])).toEqual([
 				[missed.id, true],
@@ -602,7 +602,7 @@ describe('held calls', () => {
 	test('are bounded: past 100 held calls, new calls wait in the list, and none is lost', async () => {
 		const emulator = await emulatorWith({
 			recordingBytes: 1_000,
-			recordingProcessing: { delayMs: 1000 },
+			recordingProcessing: { delayMs: 500 },
 		});
 		const trigger = new TriggerUnderTest(emulator, {
 			downloadRecording: true,
@@ -615,9 +615,27 @@ describe('held calls', () => {
 			position: { heldCalls: unknown[] };
 		};
 		expect(stored.position.heldCalls).toHaveLength(100);
-		await new Promise((resolve) => setTimeout(resolve, 1100));
+		await new Promise((resolve) => setTimeout(resolve, 600));
 		expect(await trigger.poll()).toEqual(added.slice(0, 100));
 		expect(await trigger.poll()).toEqual(added.slice(100));
+		expect(await trigger.poll()).toEqual([]);
+	});
+
+	test('a poll that fails while asking for a held call keeps it: it comes later, once, with its file', async () => {
+		const emulator = await emulatorWith({ recordingProcessing: { delayMs: 300 } });
+		const trigger = new TriggerUnderTest(emulator, {
+			downloadRecording: true,
+			options: { maxRetries: 0 },
+		});
+		await trigger.poll();
+		const [call] = emulator.addCalls(1, { status: 'completed', has_recording: true });
+		expect(await trigger.poll()).toEqual([]);
+		await new Promise((resolve) => setTimeout(resolve, 400));
+		emulator.inject({ kind: 'status', status: 503, path: `/v1/calls/${call.id}/recording` });
+		await expect(trigger.poll()).rejects.toThrow(/503/);
+		const items = await trigger.pollItems();
+		expect(items.map((item) => item.json.id)).toEqual([call.id]);
+		expect(items[0].binary?.data).toBeDefined();
 		expect(await trigger.poll()).toEqual([]);
 	});
 

@@ -171,8 +171,11 @@ test('Import Lead: the credential dialog reports a good key, a 401 key and a lea
 	// open with "Saved": either way, open it again (which retests) and read the result.
 	const saveAndReopen = async () => {
 		await save.click();
+		// The dialog may close between the two looks: read the button without waiting for it.
+		const saved = async () =>
+			(await save.innerText({ timeout: 1_000 }).catch(() => '')).trim() === 'Saved';
 		await waitUntil(
-			async () => !(await modal.isVisible()) || (await save.innerText()).trim() === 'Saved',
+			async () => !(await modal.isVisible()) || (await saved()),
 			'the credential saved',
 		);
 		if (await modal.isVisible()) {
@@ -268,5 +271,31 @@ test('Get Recording: the Call field lists the calls to pick from', async () => {
 		await firstCall.click();
 		await waitUntil(async () => (await input.inputValue()) === label, `"${label}" picked`);
 		expect(session.emulator.requests.some((r) => r.path === '/v1/calls')).toBe(true);
+	});
+});
+
+test('Import Lead: Default Country is a list of countries by name', async () => {
+	const ndv = byTestId('ndv');
+	await step('default-country-list', async () => {
+		await byTestId('ndv-close-button').click();
+		await byTestId('node-creator-plus-button').click();
+		await byTestId('node-creator-search-bar').fill('lead');
+		await byTestId('node-creator-item-name')
+			.filter({ hasText: /^Lead & Call Access$/ })
+			.first()
+			.click();
+		await byTestId('node-creator-item-name').filter({ hasText: 'Import a lead' }).click();
+		await ndv.waitFor();
+		await byTestId('collection-parameter-add', ndv).last().click();
+		await byTestId('collection-parameter-option').filter({ hasText: 'Default Country' }).click();
+		const field = byTestId('parameter-input-defaultCountryCode', ndv);
+		await field.click();
+		await page.keyboard.type('Hungary');
+		await page.locator('.el-select-dropdown__item').filter({ hasText: 'Hungary (+36)' }).click();
+		await waitUntil(
+			async () => (await field.locator('input').first().inputValue()) === 'Hungary (+36)',
+			'Hungary picked',
+		);
+		await screenshot(page, 'import-lead-default-country');
 	});
 });

@@ -32,6 +32,18 @@ export interface N8nWorker {
 	executionIds(): string[];
 }
 
+export interface StoredResultData {
+	error?: { message?: string; description?: string };
+	runData?: Record<
+		string,
+		Array<{
+			data?: {
+				main?: Array<Array<{ json: Record<string, unknown>; binary?: Record<string, unknown> }>>;
+			};
+		}>
+	>;
+}
+
 export interface QueueExecution {
 	id: string;
 	status: string;
@@ -50,6 +62,8 @@ export interface N8nQueue {
 	executions(workflowId: string): Promise<QueueExecution[]>;
 	/** The error message of the workflow's latest failed execution, if any. */
 	lastError(workflowId: string): Promise<string | undefined>;
+	/** What an execution stored (its `resultData`), read back through the REST API. */
+	resultData(executionId: string): Promise<StoredResultData | undefined>;
 	/** Name of the worker that ran an execution. */
 	workerOf(executionId: string): string | undefined;
 	/** Stops workers, main, Redis and Postgres; safe to call twice. Leaves the sandbox folder. */
@@ -177,6 +191,15 @@ export async function startN8nQueue(
 				startWorker(sandbox, `worker-${index + 1}`, options.concurrency ?? 10, timeoutMs),
 			),
 		);
+		const resultData = async (executionId: string) => {
+			const stored = await main.rest<{ data?: string }>('GET', `/executions/${executionId}`);
+			// Stored as flatted text; the flatted package comes with n8n.
+			// eslint-disable-next-line @typescript-eslint/no-require-imports
+			const flatted = require(path.join(n8nModulesDir(sandbox.install), 'flatted')) as {
+				parse(text: string): { resultData?: StoredResultData };
+			};
+			return stored.data ? flatted.parse(stored.data).resultData : undefined;
+		};
 		return {
 			sandbox,
 			main,
@@ -188,17 +211,10 @@ export async function startN8nQueue(
 				const executions = await listExecutions(main, workflowId);
 				const failed = executions.find((execution) => execution.status !== 'success');
 				if (!failed) return undefined;
-				const stored = await main.rest<{ data?: string }>('GET', `/executions/${failed.id}`);
-				// Stored as flatted text; the flatted package comes with n8n.
-				// eslint-disable-next-line @typescript-eslint/no-require-imports
-				const flatted = require(path.join(n8nModulesDir(sandbox.install), 'flatted')) as {
-					parse(text: string): {
-						resultData?: { error?: { message?: string; description?: string } };
-					};
-				};
-				const error = stored.data ? flatted.parse(stored.data).resultData?.error : undefined;
+				const error = (await resultData(failed.id))?.error;
 				return error && [error.message, error.description].filter(Boolean).join(': ');
 			},
+			resultData,
 			workerOf: (executionId) =>
 				workers.find((worker) => worker.executionIds().includes(String(executionId)))?.name,
 			stop: stopAll,

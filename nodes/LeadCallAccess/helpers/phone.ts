@@ -5,7 +5,7 @@
  * result with the library's own for every example number it ships, in many writing styles.
  * Where the rules do not give one certain number, the number is refused with the reason.
  */
-import type { PhonePlan } from './phoneMetadata';
+import type { PhonePlan } from './phonePlan';
 import { PHONE_METADATA } from './phoneMetadata';
 
 export const E164_PATTERN = /^\+[1-9]\d{6,14}$/;
@@ -34,27 +34,19 @@ const MIN_NATIONAL_LENGTH = 2;
 const MAX_NATIONAL_LENGTH = 17;
 const MAX_CALLING_CODE_LENGTH = 3;
 
-function toPlan([
-	callingCode,
-	name,
-	internationalPrefix,
-	nationalNumberPattern,
-	possibleLengths,
-	nationalPrefixForParsing,
-	nationalPrefixTransformRule,
-	leadingDigits,
-	types,
-]: PhonePlan): Plan {
+/** A generated plan (a compact tuple, see phoneMetadata.ts) with its parts named. */
+function toPlan(plan: PhonePlan): Plan {
 	return {
-		callingCode,
-		name,
-		internationalPrefix,
-		nationalNumberPattern,
-		possibleLengths,
-		nationalPrefixForParsing,
-		nationalPrefixTransformRule,
-		leadingDigits,
-		types: types.map((type) => {
+		callingCode: plan[0],
+		name: plan[1],
+		internationalPrefix: plan[2],
+		nationalNumberPattern: plan[3],
+		possibleLengths: plan[4],
+		nationalPrefixForParsing: plan[5],
+		nationalPrefixTransformRule: plan[6],
+		leadingDigits: plan[7],
+		// "lengths:pattern"
+		types: plan[8].map((type) => {
 			const separator = type.indexOf(':');
 			return {
 				lengths: type.slice(0, separator).split(',').map(Number),

@@ -3,33 +3,7 @@
  * Do not edit: regenerate. test/unit/phoneMetadata.test.ts fails when this and the library disagree.
  */
 
-/**
- * One numbering plan: calling code, English name, international call prefix (pattern), national
- * number pattern, possible national number lengths, national prefix for parsing (pattern), its
- * transformation, the leading digits that select this country among those sharing its code, and
- * (where libphonenumber's compact metadata has them) its number types as "lengths:pattern".
- */
-export type PhonePlan = [
-	string,
-	string,
-	string,
-	string,
-	number[],
-	string,
-	string,
-	string,
-	string[],
-];
-
-export interface PhoneMetadata {
-	source: string;
-	/** Calling code -> countries using it, libphonenumber's main country first. */
-	callingCodes: Record<string, string[]>;
-	/** Two-letter country code -> its plan. */
-	countries: Record<string, PhonePlan>;
-	/** Calling codes of no country (+800, +882...) -> their plan. */
-	nonGeographic: Record<string, PhonePlan>;
-}
+import type { PhoneMetadata } from './phonePlan';
 
 // One plan per line, as generated: smaller in the package than one value per line.
 // prettier-ignore

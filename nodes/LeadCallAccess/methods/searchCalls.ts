@@ -5,11 +5,9 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { idOf, nextRequest, pageRequest, walkFrom } from '../../shared/calls/callPages';
+import { idOf, iterateCallPages } from '../../shared/calls/callPages';
 import type { NextPage } from '../../shared/calls/pagination';
-import { readPage } from '../../shared/calls/pagination';
 import type { ApiContext, RequestPolicy } from '../../shared/transport';
-import { apiRequest } from '../../shared/transport';
 
 const PAGE_SIZE = 50;
 /** A search reads at most this many pages per scroll step, so a rare match cannot hang the editor. */
@@ -41,29 +39,25 @@ export async function searchCalls(
 	// The transport only uses what every n8n context has (node, credentials, HTTP helpers).
 	const context = this as unknown as ApiContext;
 	const needle = (filter ?? '').trim().toLowerCase();
-	let next = paginationToken ? (JSON.parse(paginationToken) as NextPage) : undefined;
 	const results: INodeListSearchItems[] = [];
+	const pages = iterateCallPages.call(context, {
+		query: {},
+		wanted: () => PAGE_SIZE,
+		policy: EDITOR_POLICY,
+		from: paginationToken ? (JSON.parse(paginationToken) as NextPage) : undefined,
+	});
 
-	const walk = walkFrom(next);
-	for (let pages = 0; pages < MAX_PAGES_PER_STEP; pages++) {
-		const response = await apiRequest.call(
-			context,
-			pageRequest(next, { limit: PAGE_SIZE }),
-			EDITOR_POLICY,
-		);
-		const page = readPage(response.body, response.headers.link);
-		for (const call of page.records) {
+	let next: NextPage;
+	let pagesRead = 0;
+	for await (const page of pages) {
+		for (const call of page.calls) {
 			const id = idOf(call);
 			if (id === undefined) continue;
 			const name = label(call, id);
 			if (needle === '' || name.toLowerCase().includes(needle)) results.push({ name, value: id });
 		}
-		next = nextRequest(walk, page, {
-			limit: PAGE_SIZE,
-			freshCalls: page.records.length,
-			wanted: 1,
-		});
-		if (next === undefined || results.length > 0) break;
+		next = page.next;
+		if (++pagesRead >= MAX_PAGES_PER_STEP || results.length > 0) break;
 	}
 	return { results, paginationToken: next === undefined ? undefined : JSON.stringify(next) };
 }

@@ -24,6 +24,8 @@ export interface CallPagesOptions {
 export interface CallPage {
 	calls: IDataObject[];
 	request: NextPage;
+	/** The request for the page after this one; undefined: the list ends here. */
+	next?: NextPage;
 	/**
 	 * How many of `calls` the page listed ahead of a call an earlier page already gave: on a
 	 * newest-first list paged by number, calls that arrived during the walk and pushed it on.
@@ -32,7 +34,7 @@ export interface CallPage {
 }
 
 /** What a walk through the list remembers to decide where it goes next. */
-export interface WalkState {
+interface WalkState {
 	/** Calls listed so far, counting from offset 0 (for lists paged by `offset` alone). */
 	listed: number;
 	/** Requests already made, so a list that points back to itself ends instead of looping. */
@@ -42,16 +44,15 @@ export interface WalkState {
 /**
  * The one decision of where a walk through the calls list goes after `page`: the page's own
  * next-page hint; for a bare list with no hint that came back full, the next offset (harmless
- * where unsupported: the repeated page brings nothing new); otherwise, or when the caller wants
- * nothing more or the list repeats a request, the end (undefined).
+ * where unsupported: the repeated page brings nothing new); otherwise, or when the list repeats
+ * a request, the end (undefined).
  */
 export function nextRequest(
 	state: WalkState,
 	page: Page,
-	asked: { limit: number; freshCalls: number; wanted: number },
+	asked: { limit: number; freshCalls: number },
 ): NextPage {
 	state.listed += page.records.length;
-	if (asked.wanted <= 0) return undefined;
 	let next = page.next;
 	if (next === undefined) {
 		const full = page.unpaginated && page.records.length >= asked.limit && asked.freshCalls > 0;
@@ -65,14 +66,14 @@ export function nextRequest(
 }
 
 /** A walk that starts at `from` (undefined: the first page). */
-export function walkFrom(from: NextPage): WalkState {
+function walkFrom(from: NextPage): WalkState {
 	const offset = from && 'query' in from ? Number(from.query.offset) : NaN;
 	const requested = new Set<string>(from === undefined ? [] : [JSON.stringify(from)]);
 	return { listed: Number.isInteger(offset) && offset > 0 ? offset : 0, requested };
 }
 
 /** The request for a page of the calls list: a next-page URL as given, else `/v1/calls?query`. */
-export function pageRequest(next: NextPage, query: IDataObject): ApiRequest {
+function pageRequest(next: NextPage, query: IDataObject): ApiRequest {
 	if (next && 'url' in next) return { operation: 'listCalls', method: 'GET', url: next.url };
 	return {
 		operation: 'listCalls',
@@ -92,7 +93,8 @@ export function idOf(record: IDataObject): string | undefined {
  * Yields the calls of `GET /v1/calls` page by page, following whichever next-page hint the
  * API gives (cursor, next URL, Link header; see `nextRequest`). A call already yielded is
  * never yielded again, so overlapping pages do not duplicate calls. The walk ends when the
- * caller wants no more calls (or breaks out), so no page beyond that is fetched.
+ * caller wants no more calls (or breaks out), so no page beyond that is fetched; each page
+ * names the request for the next one, so a caller that stops can resume there later.
  */
 export async function* iterateCallPages(
 	this: ApiContext,
@@ -102,13 +104,17 @@ export async function* iterateCallPages(
 	const state = walkFrom(options.from);
 	let maxPageSize = MAX_PAGE_SIZE;
 	let next: NextPage = options.from;
-	let pageLimit = MAX_PAGE_SIZE;
+	/** The size of the pages fetched so far. */
+	let pageLimit: number | undefined;
 
 	for (;;) {
-		// Page numbers count in pages of the first request's size: keep it for the whole walk.
+		// Page numbers count in pages of the first page's size: keep it for the whole walk. A walk
+		// resumed at a page number asks what its caller asks on every walk.
 		const byPageNumber = next !== undefined && 'query' in next && 'page' in next.query;
-		const limit = byPageNumber ? pageLimit : Math.max(1, Math.min(maxPageSize, options.wanted()));
-		pageLimit = limit;
+		const limit =
+			byPageNumber && pageLimit !== undefined
+				? pageLimit
+				: Math.max(1, Math.min(maxPageSize, options.wanted()));
 		let response;
 		try {
 			response = await apiRequest.call(
@@ -124,6 +130,7 @@ export async function* iterateCallPages(
 			maxPageSize = allowed;
 			continue;
 		}
+		pageLimit = limit;
 
 		let page;
 		try {
@@ -144,11 +151,11 @@ export async function* iterateCallPages(
 			return true;
 		});
 		const arrivedDuringWalk = firstRepeat > 0 ? firstRepeat : 0;
-		yield { calls: fresh, request: next, arrivedDuringWalk };
+		const request = next;
+		next = nextRequest(state, page, { limit, freshCalls: fresh.length });
+		yield { calls: fresh, request, next, arrivedDuringWalk };
 
-		const wanted = options.wanted();
-		next = nextRequest(state, page, { limit, freshCalls: fresh.length, wanted });
-		if (next === undefined) return;
+		if (next === undefined || options.wanted() <= 0) return;
 	}
 }
 
