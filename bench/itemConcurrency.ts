@@ -11,8 +11,8 @@ import * as http from 'http';
 import type { AddressInfo } from 'net';
 
 import { DEMO_KEYS, startEmulator } from '../devkit/emulator';
-import { leads, workflowFrom } from '../test/engine/fixtures';
-import { runWorkflow } from '../test/engine/harness';
+import { leads, workflowFrom } from '../devkit/engine/fixtures';
+import { runWorkflow } from '../devkit/engine/harness';
 
 const LEADS = Number(process.env.LEADS ?? 40);
 const DELAY_MS = Number(process.env.DELAY_MS ?? 100);

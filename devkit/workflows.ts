@@ -3,7 +3,7 @@
  * benchmarks and the demo: Source → Lead & Call Access (→ a node on its error output).
  *
  * The source turns a list into the node's input items, the way an upstream node would:
- * - `items`: an engine-only node (test/engine/TestItems.node.ts) that emits its `items` parameter;
+ * - `items`: an engine-only node (devkit/engine/TestItems.node.ts) that emits its `items` parameter;
  * - `manual`: Manual Trigger → Split Out `body.items`; the real-n8n server swaps the trigger for
  *   a Webhook of the same name, so the run's POST body carries the items;
  * - `webhook`: Webhook (answers with the last node's first item) → Split Out `body.items`.
@@ -17,7 +17,7 @@ export const PACKAGE_NAME = packageJson.name;
 export const NODE_TYPE = `${PACKAGE_NAME}.leadCallAccess`;
 export const TRIGGER_TYPE = `${PACKAGE_NAME}.leadCallAccessTrigger`;
 export const CREDENTIAL_TYPE = 'leadCallAccessApi';
-/** The engine-only source node (test/engine/TestItems.node.ts). */
+/** The engine-only source node (devkit/engine/TestItems.node.ts). */
 export const TEST_ITEMS_TYPE = 'test.items';
 export const NODE_NAME = 'Lead & Call Access';
 

@@ -1,8 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /**
- * Runs the reliability suite's operations (test/reliability/support/operations.ts) inside a real
+ * Runs the reliability suite's operations (devkit/reliability/operations.ts) inside a real
  * n8n instead of n8n-core's in-process engine. Those operations build an engine workflow, hand it
- * to `run` of test/engine/fixtures and check what comes back; faults.test.ts swaps that `run` for
+ * to `run` of devkit/engine/fixtures and check what comes back; faults.test.ts swaps that `run` for
  * RealN8nRunner.run, so the very same workflows, inputs and invariant checks go through a real
  * `n8n start` with the package installed from its tarball.
  */
@@ -11,10 +11,10 @@ import { randomUUID } from 'crypto';
 import type { IDataObject, INodeExecutionData, IRun, IWorkflowBase } from 'n8n-workflow';
 
 import type { Session } from '../../devkit/demo/session';
-import { nodeName, run, workflowFrom } from '../engine/fixtures';
-import type { NodeOutput, TestCredentials, WorkflowResult } from '../engine/harness';
-import { account, countRepeats, sentAfterFinalAnswer } from '../reliability/support/audit';
-import type { Operation } from '../reliability/support/operations';
+import { nodeName, run, workflowFrom } from '../../devkit/engine/fixtures';
+import type { NodeOutput, TestCredentials, WorkflowResult } from '../../devkit/engine/harness';
+import { account, countRepeats, sentAfterFinalAnswer } from '../../devkit/reliability/audit';
+import type { Operation } from '../../devkit/reliability/operations';
 import {
 	readStoredExecutions,
 	toWebhookWorkflow,

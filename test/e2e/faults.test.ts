@@ -4,7 +4,7 @@
  * its tarball: Import Lead (8 leads), List Calls (3 items of 2 pages), List Calls with Return All
  * (2 items of 3 pages) and Get Recording with Download (4 calls), against a representative set of
  * the matrix's faults. Workflows, inputs and checks are the reliability suite's own
- * (support/operations.ts, support/scenarios.ts, support/audit.ts): only the engine's `run` is
+ * (devkit/reliability: operations.ts, scenarios.ts, audit.ts): only the engine's `run` is
  * swapped for one that deploys the workflow to n8n, calls it and reads back the execution n8n
  * stored (faults-helpers.ts). Each run must account for every input item (success + error = in,
  * paired), send nothing twice except retries, give clear error messages, and leave its sentinel
@@ -19,20 +19,20 @@ import { BinaryDataService } from 'n8n-core';
 import { join } from 'path';
 
 import { openSession, type Session } from '../../devkit/demo/session';
-import * as fixtures from '../engine/fixtures';
-import { placesContaining } from '../reliability/support/audit';
-import { sentinelKey } from '../reliability/support/keys';
-import { runScenario } from '../reliability/support/runScenario';
-import { OPERATIONS, type Operation } from '../reliability/support/operations';
-import { ResultsCollector, type ResultRow } from '../reliability/support/results';
-import { Tally } from '../reliability/support/tally';
-import { SCENARIOS, type Scenario } from '../reliability/support/scenarios';
+import * as fixtures from '../../devkit/engine/fixtures';
+import { placesContaining } from '../../devkit/reliability/audit';
+import { sentinelKey } from '../../devkit/reliability/keys';
+import { runScenario } from '../../devkit/reliability/runScenario';
+import { OPERATIONS, type Operation } from '../../devkit/reliability/operations';
+import { ResultsCollector, type ResultRow } from '../../devkit/reliability/results';
+import { Tally } from '../../devkit/reliability/tally';
+import { SCENARIOS, type Scenario } from '../../devkit/reliability/scenarios';
 import { RealN8nRunner, listAllCalls, pool, type RealN8nResult } from './faults-helpers';
 import { readDatabaseText } from '../../devkit/n8n';
 
 // operations.ts runs its workflows through the engine fixtures' `run`: send them to n8n instead.
-jest.mock('../engine/fixtures', () => ({
-	...jest.requireActual<object>('../engine/fixtures'),
+jest.mock('../../devkit/engine/fixtures', () => ({
+	...jest.requireActual<object>('../../devkit/engine/fixtures'),
 	run: jest.fn(),
 }));
 

@@ -10,9 +10,9 @@ import type { INodeListSearchResult, INodePropertyOptions, IWorkflowBase } from 
 import { DEMO_KEYS, PAGE_NUMBER_STYLE, PAGINATION_STYLES } from '../../devkit/emulator';
 import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
 import { CREDENTIAL_TEST } from '../../nodes/shared/credentialCheck';
-import { run, useEmulator, workflowFrom } from './fixtures';
-import type { TestCredentials } from './harness';
-import { NODE_TYPE, additionalDataFor, oneNodeWorkflow } from './harness';
+import { run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
+import type { TestCredentials } from '../../devkit/engine/harness';
+import { NODE_TYPE, additionalDataFor, oneNodeWorkflow } from '../../devkit/engine/harness';
 
 const node = new LeadCallAccess();
 

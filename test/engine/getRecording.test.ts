@@ -1,7 +1,7 @@
 import type { PendingRecordingAnswer } from '../../devkit/emulator';
 import { recordingBytes } from '../../devkit/emulator';
-import { run, useEmulator, workflowFrom } from './fixtures';
-import { binaryBuffer } from './harness';
+import { run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
+import { binaryBuffer } from '../../devkit/engine/harness';
 
 describe('Get Recording', () => {
 	const { emulator, credentials } = useEmulator({ seedCalls: 10, recordingBytes: 50_000 });

@@ -5,7 +5,7 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { DEMO_KEYS } from '../../devkit/emulator';
 import { libraryCountry, libraryReading } from '../../devkit/phone/oracle';
 import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
-import { leads, run, useEmulator, workflowFrom } from './fixtures';
+import { leads, run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
 
 describe('Import Lead through the execution engine', () => {
 	const { emulator, credentials } = useEmulator();

@@ -1,5 +1,5 @@
 import { PAGE_NUMBER_STYLE, PAGINATION_STYLES } from '../../devkit/emulator';
-import { run, useEmulator, workflowFrom } from './fixtures';
+import { run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
 
 const listRequests = (requests: Array<{ path: string; query: Record<string, string> }>) =>
 	requests.filter((request) => request.path === '/v1/calls');

@@ -1,5 +1,5 @@
 import { RATE_LIMIT_HEADER_STYLES } from '../../devkit/emulator';
-import { leads, run, useEmulator, workflowFrom } from './fixtures';
+import { leads, run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
 
 /**
  * The node against a server that states the key's budget in its answers, in each header

@@ -1,5 +1,5 @@
 import { DEMO_KEYS } from '../../devkit/emulator';
-import { leads, run, useEmulator, workflowFrom } from './fixtures';
+import { leads, run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
 
 const statuses = (requests: Array<{ status: unknown }>) =>
 	requests.map((request) => request.status);

@@ -5,9 +5,9 @@
  */
 import type { IDataObject, IWorkflowBase } from 'n8n-workflow';
 
-import { leads, run, useEmulator, workflowFrom } from './fixtures';
-import { deduplicationStore } from './deduplicationStore';
-import type { WorkflowSetup } from './fixtures';
+import { leads, run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
+import { deduplicationStore } from '../../devkit/engine/deduplicationStore';
+import type { WorkflowSetup } from '../../devkit/engine/fixtures';
 
 describe('Import Lead with Skip Unchanged Leads', () => {
 	const { emulator, credentials } = useEmulator();

@@ -38,7 +38,7 @@ import {
 	recordingBytes,
 	startEmulator,
 } from '../../devkit/emulator';
-import type { TestCredentials } from './harness';
+import type { TestCredentials } from '../../devkit/engine/harness';
 import {
 	TRIGGER_TYPE,
 	additionalDataFor,
@@ -46,7 +46,7 @@ import {
 	oneNodeWorkflow,
 	registerNodeType,
 	runWorkflow,
-} from './harness';
+} from '../../devkit/engine/harness';
 import { PACKAGE_NAME } from '../../devkit/workflows';
 
 registerNodeType(TRIGGER_TYPE, new LeadCallAccessTrigger());

@@ -6,13 +6,13 @@
  * Each run also leaves a row for RELIABILITY.md (see report.ts).
  */
 import { OutputCapture } from './support/capture';
-import { sentinelKey } from './support/keys';
-import type { Operation } from './support/operations';
-import { OPERATIONS } from './support/operations';
-import { ResultsCollector } from './support/results';
-import type { Scenario } from './support/scenarios';
-import { runScenario } from './support/runScenario';
-import { SCENARIOS } from './support/scenarios';
+import { sentinelKey } from '../../devkit/reliability/keys';
+import type { Operation } from '../../devkit/reliability/operations';
+import { OPERATIONS } from '../../devkit/reliability/operations';
+import { ResultsCollector } from '../../devkit/reliability/results';
+import type { Scenario } from '../../devkit/reliability/scenarios';
+import { runScenario } from '../../devkit/reliability/runScenario';
+import { SCENARIOS } from '../../devkit/reliability/scenarios';
 
 const results = new ResultsCollector('fault-matrix');
 const capture = new OutputCapture();

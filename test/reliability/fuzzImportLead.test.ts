@@ -10,14 +10,14 @@ import type { IDataObject, IWorkflowBase } from 'n8n-workflow';
 
 import type { Emulator } from '../../devkit/emulator';
 import { startEmulator } from '../../devkit/emulator';
-import { nodeName, run, workflowFrom } from '../engine/fixtures';
-import { account, leadImportProblem, placesContaining } from './support/audit';
+import { nodeName, run, workflowFrom } from '../../devkit/engine/fixtures';
+import { account, leadImportProblem, placesContaining } from '../../devkit/reliability/audit';
 import { anyItemValue, writtenPhone } from './support/arbitraries';
-import { keyWithAllScopes, sentinelKey } from './support/keys';
+import { keyWithAllScopes, sentinelKey } from '../../devkit/reliability/keys';
 import type { LeadOptions } from './support/leadModel';
 import { API_REJECTED, LOCAL_ERROR, expectedLead } from './support/leadModel';
-import { ResultsCollector } from './support/results';
-import { Tally } from './support/tally';
+import { ResultsCollector } from '../../devkit/reliability/results';
+import { Tally } from '../../devkit/reliability/tally';
 
 const apiKey = sentinelKey('fuzz: import lead');
 const results = new ResultsCollector('fuzz-import-lead');

@@ -10,12 +10,12 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { Emulator } from '../../devkit/emulator';
 import { startEmulator } from '../../devkit/emulator';
-import { nodeName, run, workflowFrom } from '../engine/fixtures';
-import { account, placesContaining } from './support/audit';
+import { nodeName, run, workflowFrom } from '../../devkit/engine/fixtures';
+import { account, placesContaining } from '../../devkit/reliability/audit';
 import { oddText } from './support/arbitraries';
-import { keyWithAllScopes, sentinelKey } from './support/keys';
-import { ResultsCollector } from './support/results';
-import { Tally } from './support/tally';
+import { keyWithAllScopes, sentinelKey } from '../../devkit/reliability/keys';
+import { ResultsCollector } from '../../devkit/reliability/results';
+import { Tally } from '../../devkit/reliability/tally';
 
 const apiKey = sentinelKey('fuzz: parameters');
 const results = new ResultsCollector('fuzz-parameters');

@@ -5,7 +5,7 @@
  *   npx jest test/reliability && npx ts-node --transpile-only test/reliability/report.ts
  *
  * Every `*.json` file in test/reliability/.results (and in any folder given as an argument) is
- * merged. Each file is a `ResultsFile` (support/results.ts): `{ suite, where, generatedAt,
+ * merged. Each file is a `ResultsFile` (devkit/reliability/results.ts): `{ suite, where, generatedAt,
  * durationMs, rows }`, where `where` is 'engine' (in-process WorkflowExecute) or 'real n8n'
  * (the end-to-end suite writes its own file there with the same row shape).
  */
@@ -13,8 +13,8 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'fs';
 import { arch, cpus, release, totalmem, type } from 'os';
 import { join, resolve } from 'path';
 
-import type { ResultRow, ResultsFile } from './support/results';
-import { RESULTS_DIR } from './support/results';
+import type { ResultRow, ResultsFile } from '../../devkit/reliability/results';
+import { RESULTS_DIR } from '../../devkit/reliability/results';
 
 const REPO = resolve(__dirname, '..', '..');
 const OUTPUT = join(REPO, 'RELIABILITY.md');

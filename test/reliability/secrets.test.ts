@@ -4,9 +4,9 @@
  * outcome; http:// base URLs (except loopback) and malformed keys are refused before any request.
  * Where the key may be sent is checked in origins.test.ts.
  */
-import type { WorkflowSetup } from '../engine/fixtures';
-import { leads } from '../engine/fixtures';
-import { sentinelKey } from './support/keys';
+import type { WorkflowSetup } from '../../devkit/engine/fixtures';
+import { leads } from '../../devkit/engine/fixtures';
+import { sentinelKey } from '../../devkit/reliability/keys';
 import type { Template } from './support/secretsHarness';
 import { authorizationOf, expectNoKeyInLogs, useSecretsHarness } from './support/secretsHarness';
 

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { AcceptedBodies, bodyKey } from '../../nodes/shared/acceptedBodies';
-import { InMemoryDeduplicator } from '../engine/deduplicationStore';
+import { InMemoryDeduplicator } from '../../devkit/engine/deduplicationStore';
 
 class Killed extends Error {}
 

@@ -1,4 +1,4 @@
-import { startEmulator } from '../../../devkit/emulator';
+import { startEmulator } from '../emulator';
 import { placesContaining } from './audit';
 import { keyWithAllScopes } from './keys';
 import type { Operation, OperationRun } from './operations';

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Fault, PathMatcher } from '../../../devkit/emulator';
+import type { Fault, PathMatcher } from '../emulator';
 import type { OperationName, OperationRun } from './operations';
 
 /** What the run must show, besides the invariants every scenario checks. */

@@ -32,9 +32,9 @@ import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
 import { TestItems } from './TestItems.node';
 import { ensureDeduplicationService } from './deduplicationStore';
 
-import { CREDENTIAL_TYPE, NODE_TYPE, TEST_ITEMS_TYPE } from '../../devkit/workflows';
+import { CREDENTIAL_TYPE, NODE_TYPE, TEST_ITEMS_TYPE } from '../workflows';
 
-export { NODE_TYPE, TRIGGER_TYPE } from '../../devkit/workflows';
+export { NODE_TYPE, TRIGGER_TYPE } from '../workflows';
 
 const nodeTypesByName: Record<string, INodeType | IVersionedNodeType> = {
 	[NODE_TYPE]: new LeadCallAccess(),

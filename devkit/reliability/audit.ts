@@ -1,6 +1,6 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import type { RecordedRequest } from '../../../devkit/emulator';
+import type { RecordedRequest } from '../emulator';
 
 /**
  * Says why an error message is not one a user can act on, or returns undefined when it is:

@@ -2,8 +2,11 @@
 import { mkdirSync, writeFileSync } from 'fs';
 import { join } from 'path';
 
-/** Where the suites leave their rows; `report.ts` merges every `*.json` file found here. */
-export const RESULTS_DIR = join(__dirname, '..', '.results');
+/**
+ * Where the suites leave their rows, next to the reliability suites (git ignores it);
+ * test/reliability/report.ts merges every `*.json` file found here.
+ */
+export const RESULTS_DIR = join(__dirname, '..', '..', 'test', 'reliability', '.results');
 
 /** 'engine': n8n-core's WorkflowExecute in-process; 'real n8n': the end-to-end suite. */
 export type Where = 'engine' | 'real n8n';

@@ -3,15 +3,10 @@ import { Container } from '@n8n/di';
 import { BinaryDataService } from 'n8n-core';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import type {
-	Emulator,
-	EmulatorOptions,
-	PathMatcher,
-	RecordedRequest,
-} from '../../../devkit/emulator';
-import { recordingBytes } from '../../../devkit/emulator';
-import { leads, nodeName, run, workflowFrom } from '../../engine/fixtures';
-import type { WorkflowResult } from '../../engine/harness';
+import type { Emulator, EmulatorOptions, PathMatcher, RecordedRequest } from '../emulator';
+import { recordingBytes } from '../emulator';
+import { leads, nodeName, run, workflowFrom } from '../engine/fixtures';
+import type { WorkflowResult } from '../engine/harness';
 import type { Accounting } from './audit';
 import {
 	account,

@@ -1,6 +1,6 @@
 import { createHash } from 'crypto';
 
-import type { ApiKey, Scope } from '../../../devkit/emulator';
+import type { ApiKey, Scope } from '../emulator';
 
 export const ALL_SCOPES: Scope[] = ['leads:write', 'calls:read', 'recordings:read'];
 

@@ -1,8 +1,8 @@
 import type { IDataObject, INode, IWorkflowBase } from 'n8n-workflow';
 
-import type { Emulator, EmulatorOptions } from '../../devkit/emulator';
-import { DEMO_KEYS, startEmulator } from '../../devkit/emulator';
-import { nodeWorkflow, parameters as operationParameters } from '../../devkit/workflows';
+import type { Emulator, EmulatorOptions } from '../emulator';
+import { DEMO_KEYS, startEmulator } from '../emulator';
+import { nodeWorkflow, parameters as operationParameters } from '../workflows';
 import type { TestCredentials, WorkflowResult } from './harness';
 import { NODE_TYPE, runWorkflow } from './harness';
 
@@ -94,4 +94,4 @@ export function useEmulator(options: EmulatorOptions = {}): {
 	};
 }
 
-export { leads } from '../../devkit/workflows';
+export { leads } from '../workflows';
