@@ -93,7 +93,7 @@ function section(rows: Row[]): Section {
 			'429s',
 			'skipped',
 			`time (60 per ${LIMIT.windowMs / 1000} s)`,
-			'time at the real 60 per minute',
+			"the key's limit spent at the real 60 per minute",
 		],
 		rows: rows.map((row) => [
 			row.label,
@@ -106,7 +106,8 @@ function section(rows: Row[]): Section {
 		notes: [
 			`n8n ${N8N_VERSION}, one process, SQLite; the emulator allows ${LIMIT.requests} requests per ${LIMIT.windowMs} ms (sliding log), the credential's budget is the same.`,
 			'"re-sync": the list with every 100th lead renamed since the last sync. With the option on, the first sync records every lead in n8n\'s database; the re-sync runs the same workflow after it.',
-			'"time at the real 60 per minute" is requests ÷ 60: the time the rate limit sets for that many requests against the real API.',
+			"\"the key's limit spent\" is requests ÷ 60: the minutes of the real API's limit the sync uses up. Off, the sync cannot end sooner; on, the re-sync's requests fit in one minute's budget and go out as fast as the service answers.",
+			`Time with the option on, besides the requests: one database write per imported lead (the first sync: ${fixed(rows[1].wallS, 0)} s against ${fixed(rows[0].wallS, 0)} s off, about ${fixed(((rows[1].wallS - rows[0].wallS) * 1000) / LEADS, 0)} ms per lead on SQLite, hidden behind the rate limit at the real 60 per minute), and checking the whole list in 3 database calls per run (part of the re-sync's time, with n8n reading the ${LEADS.toLocaleString('en-US')} items from the webhook and splitting them).`,
 		],
 	};
 }

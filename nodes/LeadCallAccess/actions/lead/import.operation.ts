@@ -168,10 +168,10 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 ): Promise<INodeExecutionData[]> {
-	const body = buildLeadImport.call(this, itemIndex);
 	const decision = await skipDecision(this, itemIndex, (index) =>
 		buildLeadImport.call(this, index),
 	);
+	const body = decision.body ?? buildLeadImport.call(this, itemIndex);
 	if (decision.skip) return [{ json: decision.mark(body), pairedItem: { item: itemIndex } }];
 	const response = await apiRequest.call(
 		this,

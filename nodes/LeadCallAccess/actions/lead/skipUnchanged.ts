@@ -18,7 +18,8 @@ export const SKIP_REASON = 'Unchanged: this node already imported exactly these 
 /** The items of one run that use the option: their keys and which of them to skip. */
 interface RunCheck {
 	store?: AcceptedBodies;
-	keys: Map<number, string>;
+	/** Each checked item's body and key (the body is built once per run). */
+	items: Map<number, { body: IDataObject; key: string }>;
 	accepted: Set<string>;
 }
 
@@ -47,11 +48,11 @@ async function checkRun(
 		// Only an option the user set to off: workflows without it are left alone.
 		else if (option === false) forget = true;
 	}
-	if (on.length === 0 && !forget) return { keys: new Map(), accepted: new Set() };
+	if (on.length === 0 && !forget) return { items: new Map(), accepted: new Set() };
 
 	const store = new AcceptedBodies(ctx);
 	if (forget) await store.forgetAll();
-	const keys = new Map<number, string>();
+	const checked: RunCheck['items'] = new Map();
 	if (on.length > 0) {
 		// The service a body was accepted by: this credential, at its Base URL.
 		const { apiBase } = await getConnectionSettings.call(ctx);
@@ -59,16 +60,20 @@ async function checkRun(
 		const destination = `${credentialId} ${apiBase}`;
 		for (const itemIndex of on) {
 			try {
-				keys.set(itemIndex, bodyKey(destination, bodyOf(itemIndex)));
+				const body = bodyOf(itemIndex);
+				checked.set(itemIndex, { body, key: bodyKey(destination, body) });
 			} catch {
 				// Not sendable: the item reports its own error when its turn comes.
 			}
 		}
 	}
-	return { store, keys, accepted: await store.check([...keys.values()]) };
+	const keys = [...checked.values()].map((item) => item.key);
+	return { store, items: checked, accepted: await store.check(keys) };
 }
 
 export interface SkipDecision {
+	/** The item's body when the run's check built it; otherwise build it (and report its error). */
+	body?: IDataObject;
 	skip: boolean;
 	/** After the service accepted the body: remember it (no-op when the option is off). */
 	accepted(): Promise<void>;
@@ -87,13 +92,15 @@ export async function skipDecision(
 		check = checkRun(ctx, bodyOf);
 		checkByContext.set(ctx, check);
 	}
-	const { store, keys, accepted } = await check;
-	const key = keys.get(itemIndex);
-	if (store === undefined || key === undefined) {
+	const { store, items, accepted } = await check;
+	const item = items.get(itemIndex);
+	if (store === undefined || item === undefined) {
 		return { skip: false, accepted: async () => {}, mark: (json) => json };
 	}
+	const { body, key } = item;
 	const skip = accepted.has(key);
 	return {
+		body,
 		skip,
 		accepted: async () => {
 			try {
