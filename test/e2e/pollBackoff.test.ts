@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * n8n 2.x's poll scheduler backs a failing trigger off by the cause its error declares
  * (n8n-workflow's `errors/failure`; n8n's poll-backoff-policy): a revoked key
