@@ -5,7 +5,6 @@ import type { RequestPolicy } from './transport';
 import { apiRequest, getConnectionSettings, pause } from './transport';
 import type { NodeError } from './transport/errors';
 import { answerError, operationError, serverMessage } from './transport/errors';
-import type { SignedDownload } from './transport/download';
 import { downloadSignedFile } from './transport/download';
 import { isJsonObject } from './json';
 
@@ -227,11 +226,7 @@ export async function downloadRecording(
 	policy: RequestPolicy,
 ): Promise<IBinaryData> {
 	let url = signedUrl;
-	return await downloadSignedFile.call<
-		RunContext,
-		[SignedDownload<IBinaryData>],
-		Promise<IBinaryData>
-	>(this, {
+	return await downloadSignedFile.call(this, {
 		url: () => url,
 		// Signed URLs expire: when the file host refuses one, ask the API for a fresh URL once.
 		refreshUrl: async () => {
