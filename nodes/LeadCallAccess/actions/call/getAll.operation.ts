@@ -4,10 +4,11 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { iterateCallPages } from '../../../shared/calls/callPages';
 import { readQueryParameters, queryParametersField } from '../../../shared/options/queryParameters';
+import { operationError } from '../../../shared/transport/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 
 const properties: INodeProperties[] = [
@@ -42,7 +43,7 @@ function readLimit(this: IExecuteFunctions, itemIndex: number): number {
 	const limit = numeric ? Number(raw) : NaN;
 	if (!Number.isInteger(limit) || limit < 1) {
 		const shown = typeof raw === 'number' ? String(raw) : String(JSON.stringify(raw)).slice(0, 40);
-		throw new NodeOperationError(
+		throw operationError(
 			this.getNode(),
 			`Limit must be a whole number of 1 or more, got ${shown}`,
 			{ itemIndex, description: 'Or turn on Return All.' },

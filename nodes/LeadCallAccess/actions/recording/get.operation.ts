@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { askUntilReady, downloadRecording, noRecordingError } from '../../../shared/recording';
+import { operationError } from '../../../shared/transport/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 
 /** Version 1 saved the call ID as plain text; those workflows keep that field. */
@@ -113,7 +114,7 @@ export async function execute(
 	const callId =
 		typeof rawCallId === 'string' || typeof rawCallId === 'number' ? String(rawCallId).trim() : '';
 	if (callId === '') {
-		throw new NodeOperationError(
+		throw operationError(
 			this.getNode(),
 			typeof rawCallId === 'object' && rawCallId !== null
 				? 'Call ID must be text, but got an object or list'
@@ -123,7 +124,7 @@ export async function execute(
 	}
 	const problem = pathSegmentProblem(callId);
 	if (problem) {
-		throw new NodeOperationError(this.getNode(), `Call ID ${problem}`, {
+		throw operationError(this.getNode(), `Call ID ${problem}`, {
 			itemIndex,
 			description: 'Map the "id" field of a call from List Calls.',
 		});
