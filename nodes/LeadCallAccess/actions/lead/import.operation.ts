@@ -4,16 +4,18 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { countryOptions, normalizePhone } from '../../helpers/phone';
 import type { OptionalField } from './fields';
 import { OPTIONAL_FIELDS, additionalFieldsProperty, clearFieldsProperty } from './fields';
+import type { ApiOperation } from '../../../shared/transport';
 import { apiRequest } from '../../../shared/transport';
 import { VALIDATION_DETAILS } from '../../../shared/transport/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 import { isJsonObject } from '../../../shared/json';
 import { skipDecision, skipUnchangedOption } from './skipUnchanged';
+import type { OperationDeclaration } from '../operation';
 
 const DEFAULT_COUNTRY_HELP =
 	'The number is read as that country writes it: with United States, (415) 555-2671 becomes +14155552671; with Hungary, 06 20 123 4567 becomes +36201234567.';
@@ -44,6 +46,9 @@ const defaultCountryProperties: INodeProperties[] = [
 	},
 ];
 
+/** The request this operation sends, in the words of its errors. */
+const IMPORT_LEAD: ApiOperation = { scope: 'leads:write', action: 'import leads', subject: 'lead' };
+
 const properties: INodeProperties[] = [
 	{
 		displayName: 'Phone (E.164)',
@@ -71,11 +76,6 @@ const properties: INodeProperties[] = [
 		skipUnchangedOption,
 	]),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['lead'], operation: ['import'] } },
-	properties,
-);
 
 /** A problem with one input field, reported on the item before any request is sent. */
 function fieldError(
@@ -164,7 +164,7 @@ function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDataObjec
 	return body;
 }
 
-export async function execute(
+async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 ): Promise<INodeExecutionData[]> {
@@ -175,7 +175,7 @@ export async function execute(
 	if (decision.skip) return [{ json: decision.mark(body), pairedItem: { item: itemIndex } }];
 	const response = await apiRequest.call(
 		this,
-		{ operation: 'importLead', method: 'POST', path: '/v1/leads', body },
+		{ operation: IMPORT_LEAD, method: 'POST', path: '/v1/leads', body },
 		readRequestPolicy.call(this, itemIndex),
 	);
 	await decision.accepted();
@@ -183,3 +183,13 @@ export async function execute(
 	const lead = isJsonObject(response.body) ? response.body : body;
 	return [{ json: decision.mark(lead), pairedItem: { item: itemIndex } }];
 }
+
+export const operation: OperationDeclaration = {
+	value: 'import',
+	name: 'Import',
+	description: 'Create or update a lead, matched by phone number',
+	action: 'Import a lead',
+	api: IMPORT_LEAD,
+	properties,
+	execute,
+};
