@@ -3,11 +3,12 @@
  * <op>.operation.ts). These check what n8n makes of it against those declarations, for every
  * node version: each operation is listed once with its action, and its fields show for it alone.
  */
-import type { INode, INodeProperties } from 'n8n-workflow';
+import type { ICredentialTestFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
 import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
 import { resources } from '../../nodes/LeadCallAccess/actions/resources';
+import { testCredential } from '../../nodes/shared/credentialCheck';
 
 const { description } = new LeadCallAccess();
 const versions = description.version as number[];
@@ -69,4 +70,15 @@ test('operation values are unique within a resource', () => {
 		const values = resource.operations.map(({ value }) => value);
 		expect(new Set(values).size).toBe(values.length);
 	}
+});
+
+test("the credential test probes every scope an operation declares", async () => {
+	// A key with no scope at all: every probe is refused (403), and the message lists each scope.
+	const refused = {
+		helpers: { request: async () => await Promise.resolve({ statusCode: 403 }) },
+	} as unknown as ICredentialTestFunctions;
+	const data = { baseUrl: 'https://api.example.com', apiKey: `pf_live_${'a1B2_-'.repeat(7)}x` };
+	const result = await testCredential.call(refused, { id: '1', name: 'x', type: 'x', data });
+	expect(result.status).toBe('Error');
+	for (const { operation } of declared) expect(result.message).toContain(operation.api.scope);
 });
