@@ -2,7 +2,6 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import type { CallPage } from '../shared/calls/callPages';
 import { MAX_PAGE_SIZE, iterateCallPages } from '../shared/calls/callPages';
-import type { NextPage } from '../shared/calls/pagination';
 import type { ListOrder, TrackedCall } from './calls';
 import { CallListError, chronological, timeOrder } from './calls';
 import { toItems, toNodeError } from './emit';
@@ -10,6 +9,7 @@ import type { Position } from './position';
 import { MAX_HELD, readPosition, recordCalls, usablePosition, writePosition } from './position';
 import type { TriggerSettings } from './settings';
 import { readSettings } from './settings';
+import type { PagesFrom } from './tail';
 import { findTailCalls, readToEnd, unlessStale } from './tail';
 import { findNewCalls, findStartCalls, trackPage } from './walk';
 
@@ -20,9 +20,7 @@ import { findNewCalls, findStartCalls, trackPage } from './walk';
  * where new ids appear between polls, and is remembered once known.
  */
 
-type Pages = (from: NextPage) => AsyncIterable<CallPage>;
-
-function pagesOf(this: IPollFunctions, settings: TriggerSettings): Pages {
+function pagesOf(this: IPollFunctions, settings: TriggerSettings): PagesFrom {
 	return (from) =>
 		iterateCallPages.call(this, {
 			query: settings.query,
@@ -66,7 +64,7 @@ function orderFromIds(first: TrackedCall[], from: Position): ListOrder | undefin
 }
 
 /** First activation: remember where the list stands, emit nothing. */
-async function start(pages: Pages, settings: TriggerSettings): Promise<Position> {
+async function start(pages: PagesFrom, settings: TriggerSettings): Promise<Position> {
 	const { first, pages: all } = await withFirstPage(pages(undefined));
 	const known = settings.order ?? timeOrder(first);
 	const empty: Position = { seen: [], queryKey: settings.queryKey };
@@ -86,7 +84,7 @@ async function start(pages: Pages, settings: TriggerSettings): Promise<Position>
 
 /** Later polls, or a first one asked to start from "Calls Since". */
 async function findNew(
-	pages: Pages,
+	pages: PagesFrom,
 	settings: TriggerSettings,
 	from: Position,
 	requireTimes: boolean,

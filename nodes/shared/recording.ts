@@ -4,7 +4,6 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { ApiContext, ApiOperation, RequestPolicy } from './transport';
 import { apiRequest, getConnectionSettings, pause } from './transport';
 import { serverMessage } from './transport/errors';
-import type { SignedDownload } from './transport/download';
 import { downloadSignedFile } from './transport/download';
 import { isJsonObject } from './json';
 
@@ -234,11 +233,7 @@ export async function downloadRecording(
 	policy: RequestPolicy,
 ): Promise<IBinaryData> {
 	let url = signedUrl;
-	return await downloadSignedFile.call<
-		ApiContext,
-		[SignedDownload<IBinaryData>],
-		Promise<IBinaryData>
-	>(this, {
+	return await downloadSignedFile.call(this, {
 		url: () => url,
 		// Signed URLs expire: when the file host refuses one, ask the API for a fresh URL once.
 		refreshUrl: async () => {

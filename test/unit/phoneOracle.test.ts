@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 
-import { E164_PATTERN, normalizePhone } from '../../nodes/LeadCallAccess/helpers/phone';
+import { normalizePhone } from '../../nodes/LeadCallAccess/helpers/phone';
 import type { Verdict } from '../../devkit/phone/oracle';
 import {
 	EXAMPLE_COUNTRIES,
@@ -18,6 +18,9 @@ import {
 	libraryReading,
 	writtenNumbers,
 } from '../../devkit/phone/oracle';
+
+/** E.164's own shape (ITU-T E.164: a country code not starting with 0, at most 15 digits), not the node's. */
+const E164_SHAPE = /^\+[1-9]\d{1,14}$/;
 
 const written = writtenNumbers();
 const node = (validate: boolean) => (text: string, defaultCountry: string) => {
@@ -53,7 +56,7 @@ describe('phone numbers against libphonenumber-js', () => {
 					outcome === 'refused' &&
 					library.possible &&
 					library.valid &&
-					E164_PATTERN.test(library.e164 ?? ''),
+					E164_SHAPE.test(library.e164 ?? ''),
 			);
 		expect(show(refusedReadable)).toEqual([]);
 	});

@@ -8,7 +8,7 @@
 import type { PhonePlan } from './phonePlan';
 import { PHONE_METADATA } from './phoneMetadata';
 
-export const E164_PATTERN = /^\+[1-9]\d{6,14}$/;
+const E164_PATTERN = /^\+[1-9]\d{6,14}$/;
 
 export type PhoneResult = { ok: true; e164: string } | { ok: false; reason: string };
 

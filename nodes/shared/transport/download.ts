@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, IPollFunctions, JsonObject } from 'n8n-workflow';
+import type { IBinaryData, IExecuteFunctions, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { RequestPolicy } from './index';
@@ -12,12 +12,12 @@ export interface DownloadedFile {
 	contentDisposition: string | undefined;
 }
 
-export interface SignedDownload<T> {
+export interface SignedDownload {
 	url: () => string;
 	/** Called once when the file host refuses the URL (expired): should fetch a fresh one. */
 	refreshUrl: () => Promise<void>;
 	/** Consumes the stream (n8n's binary data service streams it to its store). */
-	store: (file: DownloadedFile) => Promise<T>;
+	store: (file: DownloadedFile) => Promise<IBinaryData>;
 	policy: RequestPolicy;
 }
 
@@ -48,10 +48,10 @@ function header(headers: Record<string, unknown>, name: string): string | undefi
  * since signed-URL hosts reject a second auth mechanism and the API key must never leave
  * the API's host. Retries transient failures and cut-off bodies; refreshes an expired URL once.
  */
-export async function downloadSignedFile<T>(
+export async function downloadSignedFile(
 	this: DownloadContext,
-	download: SignedDownload<T>,
-): Promise<T> {
+	download: SignedDownload,
+): Promise<IBinaryData> {
 	const node = this.getNode();
 	const retries = newRetryState();
 	let refreshed = false;
