@@ -43,26 +43,25 @@ test.each(resources)(
 const byValue = (a: { value: string }, b: { value: string }) => a.value.localeCompare(b.value);
 
 describe.each(versions)('node version %i', (version) => {
-	test.each(declared.map(({ resource, operation }) => [resource.value, operation.value, operation]))(
-		'%s %s: n8n sets its declared fields and no others',
-		(resource, operation, declaration) => {
-			const node = { typeVersion: version, parameters: {} } as unknown as INode;
-			const parameters = NodeHelpers.getNodeParameters(
-				description.properties,
-				{ resource, operation },
-				true,
-				false,
-				node,
-				description,
-			)!;
-			const names = (properties: INodeProperties[]) => properties.map(({ name }) => name);
-			const own = Object.keys(parameters).filter((name) => !NODE_FIELDS.includes(name));
-			const alwaysShown = declaration.properties.filter(({ displayOptions }) => !displayOptions);
-			expect(names(declaration.properties)).toEqual(expect.arrayContaining(own));
-			expect(own).toEqual(expect.arrayContaining(names(alwaysShown)));
-			expect(parameters).toMatchObject({ resource, operation });
-		},
-	);
+	test.each(
+		declared.map(({ resource, operation }) => [resource.value, operation.value, operation]),
+	)('%s %s: n8n sets its declared fields and no others', (resource, operation, declaration) => {
+		const node = { typeVersion: version, parameters: {} } as unknown as INode;
+		const parameters = NodeHelpers.getNodeParameters(
+			description.properties,
+			{ resource, operation },
+			true,
+			false,
+			node,
+			description,
+		)!;
+		const names = (properties: INodeProperties[]) => properties.map(({ name }) => name);
+		const own = Object.keys(parameters).filter((name) => !NODE_FIELDS.includes(name));
+		const alwaysShown = declaration.properties.filter(({ displayOptions }) => !displayOptions);
+		expect(names(declaration.properties)).toEqual(expect.arrayContaining(own));
+		expect(own).toEqual(expect.arrayContaining(names(alwaysShown)));
+		expect(parameters).toMatchObject({ resource, operation });
+	});
 });
 
 test('operation values are unique within a resource', () => {
@@ -72,7 +71,7 @@ test('operation values are unique within a resource', () => {
 	}
 });
 
-test("the credential test probes every scope an operation declares", async () => {
+test('the credential test probes every scope an operation declares', async () => {
 	// A key with no scope at all: every probe is refused (403), and the message lists each scope.
 	const refused = {
 		helpers: { request: async () => await Promise.resolve({ statusCode: 403 }) },

@@ -47,10 +47,7 @@ function readLimit(this: IExecuteFunctions, itemIndex: number): number {
 	return limit;
 }
 
-async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-): Promise<INodeExecutionData[]> {
+async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll ? Infinity : readLimit.call(this, itemIndex);
 	const calls: IDataObject[] = [];

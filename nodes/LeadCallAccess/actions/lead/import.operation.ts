@@ -164,10 +164,7 @@ function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDataObjec
 	return body;
 }
 
-async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-): Promise<INodeExecutionData[]> {
+async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const decision = await skipDecision(this, itemIndex, (index) =>
 		buildLeadImport.call(this, index),
 	);

@@ -103,10 +103,7 @@ function pathSegmentProblem(callId: string): string | undefined {
 	}
 }
 
-async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-): Promise<INodeExecutionData[]> {
+async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	// Version 2 stores a resource locator, version 1 plain text; extractValue reads both.
 	const rawCallId = this.getNodeParameter('callId', itemIndex, '', {
 		extractValue: true,
