@@ -1,20 +1,9 @@
-import type { INode, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { askForRecording, downloadRecording } from '../shared/recording';
 import type { TrackedCall } from './calls';
-import { CallListError } from './calls';
 import type { HeldCall } from './position';
 import type { TriggerSettings } from './settings';
-
-/** What n8n shows for a failed poll: node errors as they are, list problems with their advice. */
-export function toNodeError(node: INode, error: unknown): NodeApiError | NodeOperationError {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	if (error instanceof CallListError) {
-		return new NodeOperationError(node, error.message, { description: error.description });
-	}
-	return new NodeOperationError(node, error as Error);
-}
 
 /** The items a poll emits, and the calls it holds back for a later poll. */
 export interface Emission {

@@ -2,9 +2,10 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import type { CallPage } from '../shared/calls/callPages';
 import { MAX_PAGE_SIZE, iterateCallPages } from '../shared/calls/callPages';
+import { toNodeError } from '../shared/transport/errors';
 import type { ListOrder, TrackedCall } from './calls';
 import { CallListError, chronological, timeOrder } from './calls';
-import { toItems, toNodeError } from './emit';
+import { toItems } from './emit';
 import type { Position } from './position';
 import { MAX_HELD, readPosition, recordCalls, usablePosition, writePosition } from './position';
 import type { TriggerSettings } from './settings';
@@ -194,6 +195,7 @@ export async function pollCalls(this: IPollFunctions): Promise<INodeExecutionDat
 			pollsInFlight.delete(key);
 		}
 	} catch (error) {
+		// List problems (CallListError) keep their advice as the error's description.
 		throw toNodeError(this.getNode(), error);
 	}
 }

@@ -1,9 +1,9 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { readQueryParameters } from '../shared/options/queryParameters';
 import { readRequestPolicy } from '../shared/options/requestOptions';
 import type { RequestPolicy } from '../shared/transport';
+import { operationError } from '../shared/transport/errors';
 import type { ListOrder } from './calls';
 import { parseSince } from './time';
 
@@ -43,7 +43,7 @@ export function readSettings(this: IPollFunctions): TriggerSettings {
 	if (rawSince !== undefined && rawSince !== null && rawSince !== '') {
 		since = parseSince(rawSince, this.getTimezone());
 		if (since === undefined) {
-			throw new NodeOperationError(
+			throw operationError(
 				this.getNode(),
 				`Calls Since is not a date and time: "${String(rawSince)}"`,
 			);

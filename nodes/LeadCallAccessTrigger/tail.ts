@@ -1,8 +1,7 @@
-import { NodeApiError } from 'n8n-workflow';
-
 import type { CallPage } from '../shared/calls/callPages';
 import { MAX_PAGE_SIZE } from '../shared/calls/callPages';
 import type { NextPage } from '../shared/calls/pagination';
+import { isStale } from '../shared/transport/errors';
 import type { TrackedCall } from './calls';
 import { CallListError, chronological } from './calls';
 import type { Position, Tail } from './position';
@@ -36,9 +35,7 @@ const tailIds = (calls: TrackedCall[]) => calls.slice(-MAX_PAGE_SIZE).map((call)
  */
 export async function unlessStale<T>(reading: Promise<T>): Promise<T | undefined> {
 	return await reading.catch((error: unknown) =>
-		error instanceof NodeApiError && ['400', '404', '410'].includes(String(error.httpCode))
-			? undefined
-			: Promise.reject(error),
+		isStale(error) ? undefined : Promise.reject(error),
 	);
 }
 

@@ -17,8 +17,9 @@
  * a marker while keeping its (newer) key, which reads "accepted". Past the limit everything is
  * forgotten instead (both entries of every body), which only costs one full re-send.
  */
-import type { IExecuteFunctions, ICheckProcessedOptions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, ICheckProcessedOptions, NodeOperationError } from 'n8n-workflow';
+
+import { operationError } from './transport/errors';
 
 /**
  * Entries a node keeps: one per accepted body (a lead's version), plus one per body of the
@@ -84,7 +85,7 @@ function storeOf(ctx: IExecuteFunctions): Store {
 		typeof helpers.clearAllProcessedItems !== 'function' ||
 		typeof helpers.getProcessedDataCount !== 'function'
 	) {
-		throw new NodeOperationError(
+		throw operationError(
 			ctx.getNode(),
 			"Skip Unchanged Leads needs n8n's deduplication store, which n8n does not offer to this node here (for example when an AI agent uses it as a tool). Turn the option off.",
 		);
@@ -94,12 +95,13 @@ function storeOf(ctx: IExecuteFunctions): Store {
 
 function storeError(ctx: IExecuteFunctions, error: unknown): NodeOperationError {
 	const saved = ctx.getWorkflow().id;
-	return new NodeOperationError(ctx.getNode(), error as Error, {
-		message: saved
+	return operationError(
+		ctx.getNode(),
+		saved
 			? "Skip Unchanged Leads could not use n8n's deduplication store"
 			: 'Skip Unchanged Leads remembers leads per saved workflow: save the workflow and run it again',
-		description: (error as Error).message,
-	});
+		{ description: (error as Error).message, cause: error as Error },
+	);
 }
 
 /** The accepted bodies as seen by one run of the node. */

@@ -1,9 +1,10 @@
-import type { IBinaryData, IDataObject, INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, INode } from 'n8n-workflow';
 
-import type { ApiContext, ApiOperation, RequestPolicy } from './transport';
+import type { RequestContext, RunContext } from './context';
+import type { ApiOperation, RequestPolicy } from './transport';
 import { apiRequest, getConnectionSettings, pause } from './transport';
-import { serverMessage } from './transport/errors';
+import type { NodeError } from './transport/errors';
+import { answerError, operationError, serverMessage } from './transport/errors';
 import { downloadSignedFile } from './transport/download';
 import { isJsonObject } from './json';
 
@@ -128,7 +129,7 @@ export const GET_RECORDING: ApiOperation = {
 
 /** Asks the API for a call's recording. Shared by Get Recording and the trigger's downloads. */
 export async function askForRecording(
-	this: ApiContext,
+	this: RequestContext,
 	callId: string,
 	policy: RequestPolicy,
 ): Promise<RecordingAnswer> {
@@ -165,10 +166,10 @@ export function noRecordingError(
 	callId: string,
 	answer: Exclude<RecordingAnswer, { state: 'ready' }>,
 	itemIndex?: number,
-): NodeApiError | NodeOperationError {
+): NodeError {
 	if (answer.state === 'processing' && !answer.readable) {
 		// Not a JSON object (an HTML page, cut-off JSON): nothing says it is being processed.
-		return new NodeOperationError(
+		return operationError(
 			node,
 			`The recording answer for call "${callId}" holds no download URL (the body is not a JSON object)`,
 			{ itemIndex },
@@ -177,7 +178,7 @@ export function noRecordingError(
 	if (answer.state === 'processing') {
 		const status = typeof answer.json.status === 'string' ? `, status "${answer.json.status}"` : '';
 		const why = answer.statusCode === 202 ? '202' : `no download URL yet${status}`;
-		return new NodeOperationError(
+		return operationError(
 			node,
 			`The recording of call "${callId}" is still being processed (${why})`,
 			{
@@ -194,10 +195,8 @@ export function noRecordingError(
 				? `Call "${callId}" has no recording (404)`
 				: `No call with ID "${callId}", or it has no recording (404)`;
 	const said = answer.said ? ` The server said: ${answer.said}` : '';
-	return new NodeApiError(node, { status: 404 } as JsonObject, {
-		message,
+	return answerError(node, 404, message, {
 		description: `Missed calls have no recording. A call that ended moments ago may not have one yet.${said}`,
-		httpCode: '404',
 		itemIndex,
 	});
 }
@@ -211,7 +210,7 @@ const MAX_RECHECK_MS = 30_000;
  * 404 usually means there is no recording (a missed call), and waiting for it costs the wait.
  */
 export async function askUntilReady(
-	this: ApiContext,
+	this: RequestContext,
 	callId: string,
 	policy: RequestPolicy,
 	waitMs: number,
@@ -227,7 +226,7 @@ export async function askUntilReady(
 
 /** Downloads the recording at `signedUrl` into n8n's binary data store. */
 export async function downloadRecording(
-	this: ApiContext,
+	this: RunContext,
 	callId: string,
 	signedUrl: string,
 	policy: RequestPolicy,

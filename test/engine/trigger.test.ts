@@ -20,9 +20,6 @@ import { Workflow } from 'n8n-workflow';
 import { join } from 'path';
 
 import { LeadCallAccessTrigger } from '../../nodes/LeadCallAccessTrigger/LeadCallAccessTrigger.node';
-import type { TrackedCall } from '../../nodes/LeadCallAccessTrigger/calls';
-import type { Position } from '../../nodes/LeadCallAccessTrigger/position';
-import { findNewCalls, findStartCalls } from '../../nodes/LeadCallAccessTrigger/walk';
 import type {
 	CallRecord,
 	Emulator,
@@ -670,60 +667,6 @@ describe('example workflow', () => {
 		expect(item.json.callId).toBe(call.id);
 		expect((await binaryBuffer(item.binary!.data)).equals(recordingBytes(call.id, 10_000))).toBe(
 			true,
-		);
-	});
-});
-
-/** The list walk on its own, for list shapes the emulator does not produce. */
-describe('walking the calls list', () => {
-	async function* pagesOf(...pages: IDataObject[][]) {
-		for (const calls of pages) yield { calls, request: undefined, arrivedDuringWalk: 0 };
-	}
-	const call = (id: string, minute?: number): IDataObject =>
-		minute === undefined
-			? { id }
-			: { id, created_at: new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString() };
-	const at = (minute: number) => Date.UTC(2026, 0, 1, 0, minute);
-	const idsOf = (calls: TrackedCall[]) => calls.map((tracked) => tracked.id);
-	const position = (seen: string[], newestAt?: number): Position => ({
-		seen,
-		newestAt,
-		queryKey: '',
-	});
-
-	test('an unseen call at the newest instant is new even when it follows a handled one', async () => {
-		const pages = pagesOf([call('a', 5), call('b', 5), call('c', 4)], [call('d', 3)]);
-		const fresh = await findNewCalls(pages, position(['a'], at(5)), { requireTimes: false });
-		expect(idsOf(fresh)).toEqual(['b']);
-	});
-
-	test('without creation times the list order alone marks the position', async () => {
-		let pagesRead = 0;
-		async function* counted() {
-			for (const calls of [[call('x'), call('y')], [call('a'), call('z')], [call('q')]]) {
-				pagesRead++;
-				yield { calls, request: undefined, arrivedDuringWalk: 0 };
-			}
-		}
-		const fresh = await findNewCalls(counted(), position(['a', 'q']), { requireTimes: false });
-		expect(idsOf(fresh)).toEqual(['x', 'y']);
-		expect(pagesRead).toBe(2);
-	});
-
-	test('a page slightly out of order loses no call', async () => {
-		const pages = pagesOf([call('n1', 9), call('old', 4), call('n2', 8), call('older', 3)]);
-		const fresh = await findNewCalls(pages, position(['old'], at(5)), { requireTimes: false });
-		expect(idsOf(fresh)).toEqual(['n1', 'n2']);
-	});
-
-	test('calls without an id are refused', async () => {
-		await expect(findStartCalls(pagesOf([{ name: 'no id' }]))).rejects.toThrow(/has no id/);
-	});
-
-	test('Calls Since needs creation times', async () => {
-		const pages = pagesOf([call('a')]);
-		await expect(findNewCalls(pages, position([], at(0)), { requireTimes: true })).rejects.toThrow(
-			/Calls Since needs each call's creation time/,
 		);
 	});
 });

@@ -1,12 +1,12 @@
-import type {
-	IDataObject,
-	IExecuteFunctions,
-	INodeExecutionData,
-	NodeApiError,
-} from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { VALIDATION_DETAILS } from '../../shared/transport/errors';
+import type { NodeError } from '../../shared/transport/errors';
+import {
+	operationError,
+	statusOf,
+	toNodeError,
+	validationDetailsOf,
+} from '../../shared/transport/errors';
 import { resources } from './resources';
 import { findOperation } from './operation';
 
@@ -17,8 +17,6 @@ import { findOperation } from './operation';
  * n8n's semantics say no later item is sent: one item at a time.
  */
 const CONCURRENT_ITEMS_WHEN_CONTINUING = 8;
-
-type NodeError = NodeApiError | NodeOperationError;
 
 /**
  * The item an error belongs to, in the one shape every supported n8n routes to the error output:
@@ -31,25 +29,12 @@ function errorItem(error: NodeError, itemIndex: number): INodeExecutionData {
 	const json: IDataObject = { error: error.message };
 	const more: IDataObject = {};
 	// Only API answers have a status ("422", "404"...); local validation errors have none.
-	const { httpCode } = error as NodeApiError;
+	const httpCode = statusOf(error);
 	if (httpCode) more.httpCode = httpCode;
-	const details = error.context[VALIDATION_DETAILS];
+	const details = validationDetailsOf(error);
 	if (details !== undefined) more.details = details as IDataObject[];
 	if (Object.keys(more).length > 0) json.message = more;
 	return { json, pairedItem: { item: itemIndex } };
-}
-
-/**
- * The error as a node error that names its item (n8n shows which item failed). Node errors are
- * recognised by shape, as n8n does: a package may see another copy of n8n-workflow's classes.
- */
-function nodeErrorOf(this: IExecuteFunctions, error: unknown, itemIndex: number): NodeError {
-	if (error instanceof Error && 'context' in error) {
-		const nodeError = error as NodeError;
-		nodeError.context.itemIndex ??= itemIndex;
-		return nodeError;
-	}
-	return new NodeOperationError(this.getNode(), error as Error, { itemIndex });
 }
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
@@ -58,7 +43,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operation = this.getNodeParameter('operation', 0) as string;
 	const execute = findOperation(resources, resource, operation)?.execute;
 	if (execute === undefined) {
-		throw new NodeOperationError(
+		throw operationError(
 			this.getNode(),
 			`The operation "${operation}" of resource "${resource}" is not supported`,
 		);
@@ -69,7 +54,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		try {
 			return await execute.call(this, itemIndex);
 		} catch (error) {
-			const nodeError = nodeErrorOf.call(this, error, itemIndex);
+			// Named after its item: n8n shows which item failed.
+			const nodeError = toNodeError(this.getNode(), error, itemIndex);
 			if (!continueOnFail) throw nodeError;
 			return [errorItem(nodeError, itemIndex)];
 		}

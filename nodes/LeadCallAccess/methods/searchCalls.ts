@@ -7,7 +7,7 @@ import type {
 
 import { idOf, iterateCallPages } from '../../shared/calls/callPages';
 import type { NextPage } from '../../shared/calls/pagination';
-import type { ApiContext, RequestPolicy } from '../../shared/transport';
+import type { RequestPolicy } from '../../shared/transport';
 
 const PAGE_SIZE = 50;
 /** A search reads at most this many pages per scroll step, so a rare match cannot hang the editor. */
@@ -36,11 +36,9 @@ export async function searchCalls(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	// The transport only uses what every n8n context has (node, credentials, HTTP helpers).
-	const context = this as unknown as ApiContext;
 	const needle = (filter ?? '').trim().toLowerCase();
 	const results: INodeListSearchItems[] = [];
-	const pages = iterateCallPages.call(context, {
+	const pages = iterateCallPages.call(this, {
 		query: {},
 		wanted: () => PAGE_SIZE,
 		policy: EDITOR_POLICY,

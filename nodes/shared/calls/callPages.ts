@@ -1,9 +1,14 @@
-import type { IDataObject, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import type { ApiContext, ApiOperation, ApiRequest, RequestPolicy } from '../transport';
+import type { RequestContext } from '../context';
+import type { ApiOperation, ApiRequest, RequestPolicy } from '../transport';
 import { apiRequest } from '../transport';
-import { VALIDATION_DETAILS, serverMessage } from '../transport/errors';
+import {
+	operationError,
+	serverMessage,
+	toNodeError,
+	validationDetailsOf,
+} from '../transport/errors';
 import type { NextPage, Page } from './pagination';
 import { readPage } from './pagination';
 
@@ -100,7 +105,7 @@ export function idOf(record: IDataObject): string | undefined {
  * names the request for the next one, so a caller that stops can resume there later.
  */
 export async function* iterateCallPages(
-	this: ApiContext,
+	this: RequestContext,
 	options: CallPagesOptions,
 ): AsyncGenerator<CallPage> {
 	const seenIds = new Set<string>();
@@ -128,8 +133,7 @@ export async function* iterateCallPages(
 		} catch (error) {
 			// A service with a smaller maximum page size says so in a 422: use its maximum.
 			const allowed = allowedPageSize(error, limit);
-			// NodeApiError hands back the same instance when `error` already is one.
-			if (allowed === undefined) throw new NodeApiError(this.getNode(), error as JsonObject);
+			if (allowed === undefined) throw toNodeError(this.getNode(), error);
 			maxPageSize = allowed;
 			continue;
 		}
@@ -142,7 +146,7 @@ export async function* iterateCallPages(
 			// A short excerpt of a non-JSON answer; an HTML error page is named, not quoted.
 			const said = response.text === undefined ? undefined : serverMessage(response);
 			const text = said ? ` (${said.slice(0, 80)})` : '';
-			throw new NodeOperationError(this.getNode(), `${(error as Error).message}${text}`);
+			throw operationError(this.getNode(), `${(error as Error).message}${text}`);
 		}
 
 		const firstRepeat = page.records.findIndex((record) => seenIds.has(idOf(record) ?? ''));
@@ -164,9 +168,9 @@ export async function* iterateCallPages(
 
 /** The page size a 422 on `limit` allows (FastAPI puts it in `ctx.le`), if that is the error. */
 function allowedPageSize(error: unknown, requested: number): number | undefined {
-	const details = (error as { context?: IDataObject }).context?.[VALIDATION_DETAILS];
+	const details = validationDetailsOf(error);
 	if (!Array.isArray(details)) return undefined;
-	for (const detail of details as IDataObject[]) {
+	for (const detail of details) {
 		const loc = detail.loc as unknown[] | undefined;
 		if (!Array.isArray(loc) || loc[loc.length - 1] !== 'limit') continue;
 		const ctx = (detail.ctx ?? {}) as IDataObject;

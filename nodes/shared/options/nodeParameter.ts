@@ -1,11 +1,13 @@
 import type { IExecuteFunctions, IPollFunctions } from 'n8n-workflow';
 
+import type { RunContext } from '../context';
+
 /**
  * A parameter of the item being processed (action node) or of the node itself (polling
  * trigger: it has no input items). The two contexts spell `getNodeParameter` differently.
  */
 export function nodeParameter<T>(
-	context: IExecuteFunctions | IPollFunctions,
+	context: RunContext,
 	name: string,
 	fallback: T,
 	itemIndex?: number,

@@ -1,6 +1,7 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties, IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
+import type { RunContext } from '../context';
+import { operationError } from '../transport/errors';
 import { nodeParameter } from './nodeParameter';
 
 /** Query parameters that the node sets itself for pagination; a user value would break it. */
@@ -48,10 +49,7 @@ export const queryParametersField: INodeProperties = {
 	],
 };
 
-export function readQueryParameters(
-	this: IExecuteFunctions | IPollFunctions,
-	itemIndex?: number,
-): IDataObject {
+export function readQueryParameters(this: RunContext, itemIndex?: number): IDataObject {
 	const pairs = nodeParameter<Array<{ name?: string; value?: unknown }>>(
 		this,
 		'options.queryParameters.parameters',
@@ -63,14 +61,14 @@ export function readQueryParameters(
 		const key = String(name ?? '').trim();
 		if (key === '') continue;
 		if (RESERVED.includes(key)) {
-			throw new NodeOperationError(
+			throw operationError(
 				this.getNode(),
 				`Query parameter "${key}" is set by the node for pagination; use Limit / Return All instead`,
 				{ itemIndex },
 			);
 		}
 		if (UNSENDABLE.includes(key)) {
-			throw new NodeOperationError(
+			throw operationError(
 				this.getNode(),
 				`Query parameter "${key}" cannot be sent: the HTTP client drops this name to guard against prototype pollution`,
 				{ itemIndex },

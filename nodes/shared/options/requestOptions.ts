@@ -1,5 +1,6 @@
-import type { IExecuteFunctions, INodeProperties, IPollFunctions } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
 
+import type { RunContext } from '../context';
 import type { RequestPolicy } from '../transport';
 import { DEFAULT_REQUEST_POLICY } from '../transport';
 import { RETRY_POLICY } from '../transport/retryPolicy';
@@ -61,10 +62,7 @@ export function optionsCollection(operationOptions: INodeProperties[]): INodePro
 }
 
 /** Reads the options of one item, or of the node when there are no items (polling trigger). */
-export function readRequestPolicy(
-	this: IExecuteFunctions | IPollFunctions,
-	itemIndex?: number,
-): RequestPolicy {
+export function readRequestPolicy(this: RunContext, itemIndex?: number): RequestPolicy {
 	const options = nodeParameter<{
 		maxRateLimitWait?: number;
 		maxRetries?: number;

@@ -1,9 +1,9 @@
-import type { IBinaryData, IExecuteFunctions, IPollFunctions, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IBinaryData } from 'n8n-workflow';
 
+import type { RunContext } from '../context';
 import type { RequestPolicy } from './index';
 import { pause } from './index';
-import { failureOf, networkErrorCode } from './errors';
+import { downloadError, networkErrorCode } from './errors';
 import { decideRetry, isRetryableStatus, newRetryState } from './retryPolicy';
 
 export interface DownloadedFile {
@@ -20,8 +20,6 @@ export interface SignedDownload {
 	store: (file: DownloadedFile) => Promise<IBinaryData>;
 	policy: RequestPolicy;
 }
-
-type DownloadContext = IExecuteFunctions | IPollFunctions;
 
 async function readErrorText(stream: unknown): Promise<string> {
 	const chunks: Buffer[] = [];
@@ -49,23 +47,12 @@ function header(headers: Record<string, unknown>, name: string): string | undefi
  * the API's host. Retries transient failures and cut-off bodies; refreshes an expired URL once.
  */
 export async function downloadSignedFile(
-	this: DownloadContext,
+	this: RunContext,
 	download: SignedDownload,
 ): Promise<IBinaryData> {
 	const node = this.getNode();
 	const retries = newRetryState();
 	let refreshed = false;
-	const giveUp = (message: string, description?: string, httpCode?: number) =>
-		new NodeApiError(node, { status: httpCode ?? 0 } as JsonObject, {
-			message,
-			description,
-			httpCode: httpCode === undefined ? undefined : String(httpCode),
-			// The file host is down or overloaded (its 429 included): a wait can help.
-			failure:
-				httpCode === undefined || httpCode === 429 || isRetryableStatus(httpCode)
-					? failureOf(undefined)
-					: undefined,
-		});
 
 	for (;;) {
 		let response: { statusCode: number; headers: Record<string, unknown>; body: unknown };
@@ -127,8 +114,9 @@ export async function downloadSignedFile(
 		}
 		const attempts = decision.action === 'fail' ? decision.attempts : 1;
 		const tries = ` (after ${attempts} attempts)`;
-		if (failure !== undefined) throw giveUp(`${failure}${tries}`);
-		throw giveUp(
+		if (failure !== undefined) throw downloadError(node, `${failure}${tries}`);
+		throw downloadError(
+			node,
 			statusCode === 403
 				? 'The recording host refused the signed URL (403): it has probably expired, even after fetching a fresh one'
 				: isRetryableStatus(statusCode) || statusCode === 429

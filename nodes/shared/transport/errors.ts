@@ -1,8 +1,14 @@
+/**
+ * The one place for errors: every error the nodes raise is built here (HTTP answers, network
+ * failures, settings, 422 details, fields checked before sending), and only this file reads
+ * what an error carries (its status, its 422 details). Errors are recognised by shape, not
+ * `instanceof`: n8n 1.x and 2.x may load another copy of n8n-workflow, whose classes are not ours.
+ */
 import type { Failure, INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { ApiResponse } from './response';
-import { RETRY_POLICY } from './retryPolicy';
+import { RETRY_POLICY, isRetryableStatus } from './retryPolicy';
 
 /**
  * What a request is for, in the words its errors use. Each operation declares its own (an
@@ -26,8 +32,11 @@ export interface ValidationIssue {
 	[key: string]: unknown;
 }
 
+/** What the nodes throw: every failure ends as one of these, built below. */
+export type NodeError = NodeApiError | NodeOperationError;
+
 /** Where a 422 detail array travels to the error item (`json.message.details`, see the router). */
-export const VALIDATION_DETAILS = 'validationDetails';
+const VALIDATION_DETAILS = 'validationDetails';
 
 function isValidationIssue(value: unknown): value is ValidationIssue {
 	return (
@@ -90,6 +99,26 @@ function validationError(
 		httpCode: '422',
 	});
 	error.context[VALIDATION_DETAILS] = (issues.length > 0 ? issues : detail) as JsonObject[];
+	return error;
+}
+
+/**
+ * A problem found in one input field before anything was sent; it carries the same details as
+ * the API's own 422, so both read alike on the error output.
+ */
+export function fieldError(
+	node: INode,
+	itemIndex: number,
+	field: { apiName: string; label: string },
+	problem: string,
+): NodeOperationError {
+	const error = new NodeOperationError(node, `${field.apiName}: ${problem}`, {
+		itemIndex,
+		description: `Check the ${field.label} field. Nothing was sent to the API for this item.`,
+	});
+	error.context[VALIDATION_DETAILS] = [
+		{ loc: ['body', field.apiName], msg: problem, type: 'value_error' },
+	];
 	return error;
 }
 
@@ -215,4 +244,98 @@ export function networkError(
 		description: 'Check the Base URL and that the service is reachable, then try again.',
 		failure: failureOf(undefined),
 	});
+}
+
+/** The file host's answer (or its silence) ended a download; `httpCode`: its status, if any. */
+export function downloadError(
+	node: INode,
+	message: string,
+	description?: string,
+	httpCode?: number,
+): NodeApiError {
+	return new NodeApiError(node, { status: httpCode ?? 0 } as JsonObject, {
+		message,
+		description,
+		httpCode: httpCode === undefined ? undefined : String(httpCode),
+		// The file host is down or overloaded (its 429 included): a wait can help.
+		failure:
+			httpCode === undefined || httpCode === 429 || isRetryableStatus(httpCode)
+				? failureOf(undefined)
+				: undefined,
+	});
+}
+
+/** The API answered, but not with what was asked for (a recording that is not there). */
+export function answerError(
+	node: INode,
+	httpCode: number,
+	message: string,
+	options: { description?: string; itemIndex?: number },
+): NodeApiError {
+	return new NodeApiError(node, { status: httpCode } as JsonObject, {
+		...options,
+		message,
+		httpCode: String(httpCode),
+	});
+}
+
+/**
+ * A problem found by the node itself: a parameter, an unreadable answer, a cancelled run.
+ * `cause`: the error behind it, kept on the node error for n8n's logs.
+ */
+export function operationError(
+	node: INode,
+	message: string,
+	options: { description?: string; itemIndex?: number; cause?: Error } = {},
+): NodeOperationError {
+	const { cause, ...shown } = options;
+	if (cause === undefined) return new NodeOperationError(node, message, shown);
+	return new NodeOperationError(node, cause, { ...shown, message });
+}
+
+/** The credential's settings cannot be used; n8n 2.x stops polling on a broken credential. */
+export function settingsError(node: INode, message: string): NodeOperationError {
+	return new NodeOperationError(node, message, {
+		level: 'warning',
+		failure: { cause: 'credential-invalid' },
+	});
+}
+
+function isNodeError(error: unknown): error is NodeError {
+	return error instanceof Error && 'context' in error;
+}
+
+/**
+ * Any failure as the node error n8n shows, naming its item when known: a node error as it is,
+ * any other error with its message (and its `description`, if it has one).
+ */
+export function toNodeError(node: INode, error: unknown, itemIndex?: number): NodeError {
+	if (isNodeError(error)) {
+		if (itemIndex !== undefined) error.context.itemIndex ??= itemIndex;
+		return error;
+	}
+	const { description } = error as { description?: unknown };
+	if (error instanceof Error && typeof description === 'string') {
+		return new NodeOperationError(node, error.message, { description, itemIndex });
+	}
+	return new NodeOperationError(node, error as Error, { itemIndex });
+}
+
+/** The HTTP status on an error (`"404"`); undefined when no answer caused it. */
+export function statusOf(error: unknown): string | undefined {
+	if (!isNodeError(error)) return undefined;
+	const { httpCode } = error as { httpCode?: unknown };
+	return httpCode ? String(httpCode) : undefined;
+}
+
+/** The API no longer accepts a request it gave earlier (an expired cursor or page link). */
+export function isStale(error: unknown): boolean {
+	return ['400', '404', '410'].includes(statusOf(error) ?? '');
+}
+
+/** The field problems of a 422 (or of a field checked before sending), as the API lists them. */
+export function validationDetailsOf(error: unknown): JsonObject[] | undefined {
+	if (!isNodeError(error)) return undefined;
+	const details = error.context[VALIDATION_DETAILS];
+	return details === undefined ? undefined : (details as JsonObject[]);
 }

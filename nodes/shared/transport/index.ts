@@ -1,17 +1,19 @@
-import type {
-	ICredentialsDecrypted,
-	IDataObject,
-	IExecuteFunctions,
-	IHttpRequestOptions,
-	INode,
-	IPollFunctions,
-} from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import type { ICredentialsDecrypted, IDataObject, IHttpRequestOptions, INode } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
+import type { RequestContext } from '../context';
 import type { ConnectionSettings } from './connection';
 import { ConnectionSettingsError, parseConnectionSettings } from './connection';
 import type { ApiOperation } from './errors';
-import { errorFromResponse, networkError, networkErrorCode, rateLimitError } from './errors';
+import {
+	errorFromResponse,
+	networkError,
+	networkErrorCode,
+	operationError,
+	rateLimitError,
+	settingsError,
+	toNodeError,
+} from './errors';
 import type { RateBudget } from './pacer';
 import { budgetForKey } from './pacer';
 import { readRateLimitHeaders } from './rateLimitHeaders';
@@ -24,9 +26,6 @@ export type { ApiOperation } from './errors';
 export type { ApiResponse } from './response';
 
 export const CREDENTIAL_TYPE = 'leadCallAccessApi';
-
-/** The n8n contexts that call the API: the action node and the polling trigger. */
-export type ApiContext = IExecuteFunctions | IPollFunctions;
 
 export interface ApiRequest {
 	operation: ApiOperation;
@@ -63,10 +62,10 @@ interface ContextCredential {
 	decrypted: ICredentialsDecrypted;
 }
 
-const credentialByContext = new WeakMap<ApiContext, Promise<ContextCredential>>();
+const credentialByContext = new WeakMap<RequestContext, Promise<ContextCredential>>();
 
 /** Reads and validates the credential once per node run. */
-async function getContextCredential(this: ApiContext): Promise<ContextCredential> {
+async function getContextCredential(this: RequestContext): Promise<ContextCredential> {
 	let credential = credentialByContext.get(this);
 	if (credential === undefined) {
 		const reference = this.getNode().credentials?.[CREDENTIAL_TYPE];
@@ -84,27 +83,22 @@ async function getContextCredential(this: ApiContext): Promise<ContextCredential
 	try {
 		return await credential;
 	} catch (error) {
-		if (error instanceof ConnectionSettingsError) {
-			throw new NodeOperationError(this.getNode(), error.message, {
-				level: 'warning',
-				failure: { cause: 'credential-invalid' },
-			});
-		}
-		throw new NodeOperationError(this.getNode(), error as Error);
+		if (error instanceof ConnectionSettingsError)
+			throw settingsError(this.getNode(), error.message);
+		throw toNodeError(this.getNode(), error);
 	}
 }
 
-export async function getConnectionSettings(this: ApiContext): Promise<ConnectionSettings> {
+export async function getConnectionSettings(this: RequestContext): Promise<ConnectionSettings> {
 	return (await getContextCredential.call(this)).settings;
 }
 
 /** Waits, in short steps so that a cancelled execution stops waiting promptly. */
-export async function pause(this: ApiContext, ms: number): Promise<void> {
+export async function pause(this: RequestContext, ms: number): Promise<void> {
 	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
 	const until = Date.now() + ms;
 	for (let left = ms; left > 0; left = until - Date.now()) {
-		if (signal?.aborted)
-			throw new NodeOperationError(this.getNode(), 'The execution was cancelled');
+		if (signal?.aborted) throw operationError(this.getNode(), 'The execution was cancelled');
 		await sleep(Math.min(left, 1000));
 	}
 }
@@ -114,7 +108,7 @@ function resolveUrl(settings: ConnectionSettings, request: ApiRequest, node: INo
 	const target = new URL(request.url, `${settings.apiBase}/`);
 	// A "next page" link elsewhere would receive our key: never follow it.
 	if (target.origin !== settings.origin) {
-		throw new NodeOperationError(
+		throw operationError(
 			node,
 			`Refused to follow a link to ${target.origin}: the API key is only sent to the credential's Base URL (${settings.origin})`,
 		);
@@ -127,7 +121,7 @@ function resolveUrl(settings: ConnectionSettings, request: ApiRequest, node: INo
  * went. Returns the answer, or the code of the failure that left none.
  */
 async function attempt(
-	this: ApiContext,
+	this: RequestContext,
 	budget: RateBudget,
 	options: IHttpRequestOptions,
 	credentialsDecrypted: ICredentialsDecrypted,
@@ -155,7 +149,7 @@ async function attempt(
 		const refusal = [error, (error as Error).cause].find(
 			(e) => e instanceof ConnectionSettingsError,
 		);
-		if (refusal) throw new NodeOperationError(this.getNode(), (refusal as Error).message);
+		if (refusal) throw operationError(this.getNode(), (refusal as Error).message);
 		return { networkErrorCode: networkErrorCode(error) };
 	}
 }
@@ -190,7 +184,7 @@ function requestOptions(
  * that names the cause.
  */
 export async function apiRequest(
-	this: ApiContext,
+	this: RequestContext,
 	request: ApiRequest,
 	policy: RequestPolicy = DEFAULT_REQUEST_POLICY,
 ): Promise<ApiResponse> {

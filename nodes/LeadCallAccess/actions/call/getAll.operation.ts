@@ -4,10 +4,10 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { LIST_CALLS, iterateCallPages } from '../../../shared/calls/callPages';
 import { readQueryParameters, queryParametersField } from '../../../shared/options/queryParameters';
+import { operationError } from '../../../shared/transport/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 import type { OperationDeclaration } from '../operation';
 
@@ -38,7 +38,7 @@ function readLimit(this: IExecuteFunctions, itemIndex: number): number {
 	const limit = numeric ? Number(raw) : NaN;
 	if (!Number.isInteger(limit) || limit < 1) {
 		const shown = typeof raw === 'number' ? String(raw) : String(JSON.stringify(raw)).slice(0, 40);
-		throw new NodeOperationError(
+		throw operationError(
 			this.getNode(),
 			`Limit must be a whole number of 1 or more, got ${shown}`,
 			{ itemIndex, description: 'Or turn on Return All.' },

@@ -4,14 +4,13 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { countryOptions, normalizePhone } from '../../helpers/phone';
 import type { OptionalField } from './fields';
 import { OPTIONAL_FIELDS, additionalFieldsProperty, clearFieldsProperty } from './fields';
 import type { ApiOperation } from '../../../shared/transport';
 import { apiRequest } from '../../../shared/transport';
-import { VALIDATION_DETAILS } from '../../../shared/transport/errors';
+import { fieldError } from '../../../shared/transport/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 import { isJsonObject } from '../../../shared/json';
 import { skipDecision, skipUnchangedOption } from './skipUnchanged';
@@ -77,24 +76,7 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-/** A problem with one input field, reported on the item before any request is sent. */
-function fieldError(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	apiName: string,
-	label: string,
-	problem: string,
-): NodeOperationError {
-	// Same "field: problem" form as the API's own 422 messages, so both read alike.
-	const error = new NodeOperationError(ctx.getNode(), `${apiName}: ${problem}`, {
-		itemIndex,
-		description: `Check the ${label} field. Nothing was sent to the API for this item.`,
-	});
-	error.context[VALIDATION_DETAILS] = [
-		{ loc: ['body', apiName], msg: problem, type: 'value_error' },
-	];
-	return error;
-}
+const PHONE_FIELD = { apiName: 'phone_e164', label: 'Phone (E.164)' };
 
 function preview(value: string): string {
 	return value.length > 40 ? `${value.slice(0, 40)}...` : value;
@@ -117,44 +99,31 @@ function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDataObjec
 		validatePhone?: boolean;
 	};
 
+	// A problem with one input field, reported on the item before any request is sent.
+	const problemIn = (field: { apiName: string; label: string }, problem: string) =>
+		fieldError(this.getNode(), itemIndex, field, problem);
 	const phone = asText(this.getNodeParameter('phoneE164', itemIndex, ''));
-	if (phone.problem) {
-		throw fieldError(this, itemIndex, 'phone_e164', 'Phone (E.164)', phone.problem);
-	}
+	if (phone.problem) throw problemIn(PHONE_FIELD, phone.problem);
 	const rawPhone = (phone.text ?? '').trim();
-	if (rawPhone === '') {
-		throw fieldError(
-			this,
-			itemIndex,
-			'phone_e164',
-			'Phone (E.164)',
-			'Field required (the value is empty)',
-		);
-	}
+	if (rawPhone === '') throw problemIn(PHONE_FIELD, 'Field required (the value is empty)');
 	const validate = options.validatePhone !== false;
 	const normalized = normalizePhone(rawPhone, options.defaultCountryCode, { validate });
 	if (!normalized.ok && validate) {
 		const problem = `"${preview(rawPhone)}" ${normalized.reason}`;
-		throw fieldError(this, itemIndex, 'phone_e164', 'Phone (E.164)', problem);
+		throw problemIn(PHONE_FIELD, problem);
 	}
 	const body: IDataObject = { phone_e164: normalized.ok ? normalized.e164 : rawPhone };
 
 	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const cleared = this.getNodeParameter('clearFields', itemIndex, []) as OptionalField[];
 	for (const field of Object.keys(OPTIONAL_FIELDS) as OptionalField[]) {
-		const { apiName, label } = OPTIONAL_FIELDS[field];
+		const { apiName } = OPTIONAL_FIELDS[field];
 		const value = asText(additional[field]);
-		if (value.problem) throw fieldError(this, itemIndex, apiName, label, value.problem);
+		if (value.problem) throw problemIn(OPTIONAL_FIELDS[field], value.problem);
 		const text = (value.text ?? '').trim();
 		if (cleared.includes(field)) {
 			if (text !== '') {
-				throw fieldError(
-					this,
-					itemIndex,
-					apiName,
-					label,
-					'is both set and listed in Fields to Clear',
-				);
+				throw problemIn(OPTIONAL_FIELDS[field], 'is both set and listed in Fields to Clear');
 			}
 			body[apiName] = null;
 		} else if (text !== '') {

@@ -1,5 +1,4 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import {
 	GET_RECORDING,
@@ -7,6 +6,7 @@ import {
 	downloadRecording,
 	noRecordingError,
 } from '../../../shared/recording';
+import { operationError } from '../../../shared/transport/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 import type { OperationDeclaration } from '../operation';
 
@@ -111,7 +111,7 @@ async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INod
 	const callId =
 		typeof rawCallId === 'string' || typeof rawCallId === 'number' ? String(rawCallId).trim() : '';
 	if (callId === '') {
-		throw new NodeOperationError(
+		throw operationError(
 			this.getNode(),
 			typeof rawCallId === 'object' && rawCallId !== null
 				? 'Call ID must be text, but got an object or list'
@@ -121,7 +121,7 @@ async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INod
 	}
 	const problem = pathSegmentProblem(callId);
 	if (problem) {
-		throw new NodeOperationError(this.getNode(), `Call ID ${problem}`, {
+		throw operationError(this.getNode(), `Call ID ${problem}`, {
 			itemIndex,
 			description: 'Map the "id" field of a call from List Calls.',
 		});
