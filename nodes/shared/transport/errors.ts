@@ -25,7 +25,7 @@ export interface ApiOperation {
 }
 
 /** One entry of a 422 `HTTPValidationError.detail` array. */
-export interface ValidationIssue {
+interface ValidationIssue {
 	loc: Array<string | number>;
 	msg: string;
 	type: string;
@@ -127,10 +127,7 @@ export function fieldError(
  * scheduler backs a failing trigger off by it (a revoked key is not polled every minute). n8n
  * 1.x's errors take no such option and ignore it.
  */
-export function failureOf(
-	statusCode: number | undefined,
-	askedWaitMs?: number,
-): Failure | undefined {
+function failureOf(statusCode: number | undefined, askedWaitMs?: number): Failure | undefined {
 	const wait = askedWaitMs === undefined ? {} : { retryAfterMs: askedWaitMs };
 	if (statusCode === 429) return { cause: 'rate-limited', ...wait };
 	if (statusCode === 401) return { cause: 'credential-invalid' };
