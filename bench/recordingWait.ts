@@ -21,7 +21,7 @@ import {
 	type StoredExecution,
 } from '../devkit/n8n';
 import { DEMO_KEYS, PENDING_RECORDING_ANSWERS, startEmulator } from '../devkit/emulator';
-import { CREDENTIAL_TYPE, TRIGGER_TYPE } from '../devkit/workflows';
+import { CREDENTIAL_TYPE, pollTimesAtSeconds, triggerWorkflow } from '../devkit/workflows';
 import { runProcess } from '../devkit/n8n/process';
 
 const DELAY_S = 20;
@@ -67,28 +67,17 @@ async function main(): Promise<void> {
 		for (const pendingAnswer of PENDING_RECORDING_ANSWERS) {
 			emulator.setRecordingProcessing({ delayMs: DELAY_S * 1000, pendingAnswer });
 			const seconds = Array.from({ length: 60 / POLL_EVERY_S }, (_, i) => i * POLL_EVERY_S);
-			const workflowId = await server.deployWorkflow({
-				name: `Recordings ${pendingAnswer}`,
-				nodes: [
-					{
-						id: 'trigger',
-						name: 'On New Call',
-						type: TRIGGER_TYPE,
-						typeVersion: 1,
-						position: [0, 0],
-						parameters: {
-							pollTimes: {
-								item: seconds.map((s) => ({ mode: 'custom', cronExpression: `${s} * * * * *` })),
-							},
-							downloadRecording: true,
-							options: { waitForRecording: WAIT_MINUTES },
-						},
-						credentials: { leadCallAccessApi: { id: credentialId, name: 'Lead & Call Access' } },
+			const workflowId = await server.deployWorkflow(
+				triggerWorkflow({
+					name: `Recordings ${pendingAnswer}`,
+					credentialId,
+					parameters: {
+						pollTimes: pollTimesAtSeconds(...seconds),
+						downloadRecording: true,
+						options: { waitForRecording: WAIT_MINUTES },
 					},
-				],
-				connections: {},
-				settings: { executionOrder: 'v1' },
-			});
+				}),
+			);
 			await sleep(2 * POLL_EVERY_S * 1000);
 			const added = Date.now();
 			const recorded = emulator.addCalls(3, { status: 'completed', has_recording: true });

@@ -175,6 +175,63 @@ export function nodeWorkflow(options: NodeWorkflowOptions): WorkflowJson {
 	return workflow;
 }
 
+/** The trigger's node name in the workflows built here. */
+export const TRIGGER_NAME = 'On New Call';
+
+/**
+ * Poll Times that never come up during a run (00:00:00 on 1 January): every poll is then one
+ * the run drives, and none sneaks in between adding calls and checking what was emitted.
+ */
+export const NO_SCHEDULED_POLLS = { item: [{ mode: 'custom', cronExpression: '0 0 0 1 1 *' }] };
+
+/** Poll Times at the given seconds of every minute: n8n's own schedule, soon. */
+export function pollTimesAtSeconds(...seconds: number[]) {
+	return {
+		item: seconds.map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` })),
+	};
+}
+
+export interface TriggerWorkflowOptions {
+	credentialId: string;
+	/** The credential's name as created (default: "Lead & Call Access"). */
+	credentialName?: string;
+	/** The workflow's name (default: numbered). */
+	name?: string;
+	/** The trigger's parameters; Poll Times default to NO_SCHEDULED_POLLS. */
+	parameters?: Record<string, unknown>;
+	settings?: Record<string, unknown>;
+	/** Nodes after the trigger; `connections` may name the trigger as a source. */
+	nodes?: WorkflowNode[];
+	connections?: Record<string, unknown>;
+}
+
+let triggerWorkflowCount = 0;
+
+/** A workflow starting with the trigger (node id `trigger`), for a real n8n. */
+export function triggerWorkflow(options: TriggerWorkflowOptions): WorkflowJson {
+	const credential = {
+		id: options.credentialId,
+		name: options.credentialName ?? 'Lead & Call Access',
+	};
+	return {
+		name: options.name ?? `Trigger e2e ${++triggerWorkflowCount}`,
+		nodes: [
+			{
+				id: 'trigger',
+				name: TRIGGER_NAME,
+				type: TRIGGER_TYPE,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: { pollTimes: NO_SCHEDULED_POLLS, options: {}, ...options.parameters },
+				credentials: credentialRef(credential),
+			},
+			...(options.nodes ?? []),
+		],
+		connections: options.connections ?? {},
+		settings: { executionOrder: 'v1', ...options.settings },
+	};
+}
+
 /** The webhook path of a workflow built with the `webhook` source. */
 export function webhookPath(workflow: WorkflowJson): string {
 	const webhook = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.webhook');

@@ -12,9 +12,9 @@ import { sleep } from 'n8n-workflow';
 import { buildAndInstall } from '../../devkit/demo/build';
 import {
 	CREDENTIAL_TYPE,
-	TRIGGER_TYPE,
 	nodeWorkflow,
 	parameters,
+	triggerWorkflow,
 	withItems,
 } from '../../devkit/workflows';
 import {
@@ -125,27 +125,15 @@ test('the trigger in queue mode: the main polls and holds calls whose recording 
 		data: { baseUrl: api.baseUrl, apiKey: DEMO_KEYS.full, requestsPerMinute: 0 },
 	};
 	await n8n.main.createCredential(credential);
-	const workflowId = await n8n.main.deployWorkflow({
-		name: 'Queue trigger',
-		nodes: [
-			{
-				id: 'trigger',
-				name: 'On New Call',
-				type: TRIGGER_TYPE,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {
-					// Never on schedule during the run: the test polls by re-publishing.
-					pollTimes: { item: [{ mode: 'custom', cronExpression: '0 0 0 1 1 *' }] },
-					downloadRecording: true,
-					options: { waitForRecording: 0.1 },
-				},
-				credentials: { leadCallAccessApi: { id: credential.id, name: credential.name } },
-			},
-		],
-		connections: {},
-		settings: { executionOrder: 'v1' },
-	});
+	const workflowId = await n8n.main.deployWorkflow(
+		// Never on schedule during the run (the default Poll Times): the test polls by re-publishing.
+		triggerWorkflow({
+			name: 'Queue trigger',
+			credentialId: credential.id,
+			credentialName: credential.name,
+			parameters: { downloadRecording: true, options: { waitForRecording: 0.1 } },
+		}),
+	);
 	await n8n.main.publicationStatus(workflowId);
 	const poll = async () => await n8n.main.republish(workflowId);
 	const finished = async (count: number) => {

@@ -35,24 +35,17 @@ import {
 	type EmulatorOptions,
 	type RecordedRequest,
 } from '../../devkit/emulator';
-import { CREDENTIAL_TYPE, TRIGGER_TYPE } from '../../devkit/workflows';
+import { CREDENTIAL_TYPE, TRIGGER_NAME } from '../../devkit/workflows';
 
-export { TRIGGER_TYPE };
-
-export const TRIGGER_NAME = 'On New Call';
-
-/**
- * Poll Times that never come up during a run (00:00:00 on 1 January): every poll is then one
- * the test drives, and none sneaks in between adding calls and checking what was emitted.
- */
-export const NO_SCHEDULED_POLLS = { item: [{ mode: 'custom', cronExpression: '0 0 0 1 1 *' }] };
-
-/** Poll Times at the given seconds of every minute: n8n's own schedule, soon. */
-export function pollTimesAtSeconds(...seconds: number[]) {
-	return {
-		item: seconds.map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` })),
-	};
-}
+// The trigger's workflow is built in devkit/workflows.ts; the trigger suites import it from here.
+export {
+	NO_SCHEDULED_POLLS,
+	TRIGGER_NAME,
+	TRIGGER_TYPE,
+	pollTimesAtSeconds,
+	triggerWorkflow,
+	type TriggerWorkflowOptions,
+} from '../../devkit/workflows';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -233,41 +226,6 @@ export class TriggerWorkflow {
 			await sleep(200);
 		}
 	}
-}
-
-export interface TriggerWorkflowOptions {
-	credentialId: string;
-	/** The trigger's parameters; Poll Times default to NO_SCHEDULED_POLLS. */
-	parameters?: Record<string, unknown>;
-	settings?: Record<string, unknown>;
-	/** Nodes after the trigger; `connections` may name the trigger as a source. */
-	nodes?: WorkflowJson['nodes'];
-	connections?: Record<string, unknown>;
-}
-
-let workflowCount = 0;
-
-/** A workflow starting with the trigger (node id `trigger`). */
-export function triggerWorkflow(options: TriggerWorkflowOptions): WorkflowJson {
-	return {
-		name: `Trigger e2e ${++workflowCount}`,
-		nodes: [
-			{
-				id: 'trigger',
-				name: TRIGGER_NAME,
-				type: TRIGGER_TYPE,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { pollTimes: NO_SCHEDULED_POLLS, options: {}, ...options.parameters },
-				credentials: {
-					leadCallAccessApi: { id: options.credentialId, name: 'Lead & Call Access' },
-				},
-			},
-			...(options.nodes ?? []),
-		],
-		connections: options.connections ?? {},
-		settings: { executionOrder: 'v1', ...options.settings },
-	};
 }
 
 /** Items a node output in a stored execution (default: the trigger, main output). */
