@@ -7,14 +7,13 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_TEST, testCredential } from '../shared/credentialCheck';
-import * as call from './actions/call';
-import * as lead from './actions/lead';
-import * as recording from './actions/recording';
+import { resources } from './actions/resources';
+import { resourceProperties, subtitleOf } from './actions/operation';
 import { router } from './actions/router';
 import { searchCalls } from './methods/searchCalls';
 import { searchLawfulBases } from './methods/searchLawfulBases';
 
-const resources = [lead.description, call.description, recording.description];
+const defaultResource = resources[0].value;
 
 export class LeadCallAccess implements INodeType {
 	description: INodeTypeDescription = {
@@ -26,9 +25,7 @@ export class LeadCallAccess implements INodeType {
 		// 3: Import Lead's Default Country became a list of countries (1 and 2 keep the text field).
 		version: [1, 2, 3],
 		defaultVersion: 3,
-		// The operation's action ("Get many calls"), not its internal id; a test checks it matches.
-		subtitle:
-			'={{ {"import":"Import a lead","getAll":"Get many calls","get":"Get a recording"}[$parameter["operation"]] }}',
+		subtitle: subtitleOf(resources),
 		description: 'Import leads, list calls and export call recordings',
 		defaults: { name: 'Lead & Call Access' },
 		usableAsTool: true,
@@ -41,14 +38,12 @@ export class LeadCallAccess implements INodeType {
 				name: 'resource',
 				type: 'options',
 				noDataExpression: true,
-				options: [
-					{ name: 'Call', value: 'call' },
-					{ name: 'Lead', value: 'lead' },
-					{ name: 'Recording', value: 'recording' },
-				],
-				default: 'lead',
+				options: resources
+					.map(({ name, value }) => ({ name, value }))
+					.sort((a, b) => a.name.localeCompare(b.name)),
+				default: defaultResource,
 			},
-			...resources.flat(),
+			...resources.flatMap(resourceProperties),
 			{
 				displayName:
 					"This node retries temporary failures and waits out rate limits itself (Options: Max Retries, Max Rate-Limit Wait). Leave n8n's Settings > Retry On Fail off: each of its tries would repeat all of this node's retries.",

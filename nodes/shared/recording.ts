@@ -1,7 +1,7 @@
 import type { IBinaryData, IDataObject, INode } from 'n8n-workflow';
 
 import type { RequestContext, RunContext } from './context';
-import type { RequestPolicy } from './transport';
+import type { ApiOperation, RequestPolicy } from './transport';
 import { apiRequest, getConnectionSettings, pause } from './transport';
 import type { NodeError } from './transport/errors';
 import { answerError, operationError, serverMessage } from './transport/errors';
@@ -121,6 +121,12 @@ function missingFrom(said: string | undefined): 'call' | 'recording' | undefined
 	return /\bcall\b/i.test(said) ? 'call' : undefined;
 }
 
+/** Asking for a call's recording, for Get Recording and the trigger's downloads. */
+export const GET_RECORDING: ApiOperation = {
+	scope: 'recordings:read',
+	action: 'fetch call recordings',
+};
+
 /** Asks the API for a call's recording. Shared by Get Recording and the trigger's downloads. */
 export async function askForRecording(
 	this: RequestContext,
@@ -130,7 +136,7 @@ export async function askForRecording(
 	const path = `/v1/calls/${encodeURIComponent(callId)}/recording`;
 	const response = await apiRequest.call(
 		this,
-		{ operation: 'getRecording', method: 'GET', path, acceptRedirect: true, answerStatuses: [404] },
+		{ operation: GET_RECORDING, method: 'GET', path, acceptRedirect: true, answerStatuses: [404] },
 		policy,
 	);
 	const location = response.headers.location;

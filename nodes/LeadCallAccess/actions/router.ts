@@ -7,20 +7,8 @@ import {
 	toNodeError,
 	validationDetailsOf,
 } from '../../shared/transport/errors';
-import * as call from './call';
-import * as lead from './lead';
-import * as recording from './recording';
-
-type OperationExecute = (
-	this: IExecuteFunctions,
-	itemIndex: number,
-) => Promise<INodeExecutionData[]>;
-
-const resources: Record<string, Record<string, { execute: OperationExecute }>> = {
-	lead: lead.operations,
-	call: call.operations,
-	recording: recording.operations,
-};
+import { resources } from './resources';
+import { findOperation } from './operation';
 
 /**
  * With "Continue" every item is sent whatever happens to the others, so items run a few at a
@@ -53,7 +41,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
-	const execute = resources[resource]?.[operation]?.execute;
+	const execute = findOperation(resources, resource, operation)?.execute;
 	if (execute === undefined) {
 		throw operationError(
 			this.getNode(),

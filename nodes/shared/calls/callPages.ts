@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import type { RequestContext } from '../context';
-import type { ApiRequest, RequestPolicy } from '../transport';
+import type { ApiOperation, ApiRequest, RequestPolicy } from '../transport';
 import { apiRequest } from '../transport';
 import {
 	operationError,
@@ -77,11 +77,14 @@ function walkFrom(from: NextPage): WalkState {
 	return { listed: Number.isInteger(offset) && offset > 0 ? offset : 0, requested };
 }
 
+/** Listing calls, for Get Many Calls, the trigger and the editor's call list. */
+export const LIST_CALLS: ApiOperation = { scope: 'calls:read', action: 'list calls' };
+
 /** The request for a page of the calls list: a next-page URL as given, else `/v1/calls?query`. */
 function pageRequest(next: NextPage, query: IDataObject): ApiRequest {
-	if (next && 'url' in next) return { operation: 'listCalls', method: 'GET', url: next.url };
+	if (next && 'url' in next) return { operation: LIST_CALLS, method: 'GET', url: next.url };
 	return {
-		operation: 'listCalls',
+		operation: LIST_CALLS,
 		method: 'GET',
 		path: '/v1/calls',
 		qs: { ...query, ...next?.query },

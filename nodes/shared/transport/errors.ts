@@ -10,13 +10,19 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { ApiResponse } from './response';
 import { RETRY_POLICY, isRetryableStatus } from './retryPolicy';
 
-export type ApiOperation = 'importLead' | 'listCalls' | 'getRecording';
-
-const OPERATION_SCOPES: Record<ApiOperation, { scope: string; action: string }> = {
-	importLead: { scope: 'leads:write', action: 'import leads' },
-	listCalls: { scope: 'calls:read', action: 'list calls' },
-	getRecording: { scope: 'recordings:read', action: 'fetch call recordings' },
-};
+/**
+ * What a request is for, in the words its errors use. Each operation declares its own (an
+ * action in its `*.operation.ts`, a request both nodes send next to that request), and
+ * sends it with the request: no table here to keep in step.
+ */
+export interface ApiOperation {
+	/** The key scope the API checks for this request, e.g. `calls:read`. */
+	scope: string;
+	/** What the scope is needed for: "The API key lacks the scope calls:read needed to list calls". */
+	action: string;
+	/** What a 422 rejected: "The API rejected the lead (422)". Default: request. */
+	subject?: string;
+}
 
 /** One entry of a 422 `HTTPValidationError.detail` array. */
 interface ValidationIssue {
@@ -73,7 +79,7 @@ function validationError(
 ): NodeApiError {
 	const detail = (response.body as { detail?: unknown } | undefined)?.detail;
 	const issues = Array.isArray(detail) ? detail.filter(isValidationIssue) : [];
-	const subject = operation === 'importLead' ? 'lead' : 'request';
+	const subject = operation.subject ?? 'request';
 	const summary =
 		issues.length > 0
 			? issues.map((issue) => `${fieldOf(issue.loc)}: ${issue.msg}`).join('; ')
@@ -148,7 +154,7 @@ export function errorFromResponse(
 	if (statusCode === 422) return validationError(node, response, operation);
 
 	const said = serverMessage(response);
-	const { scope, action } = OPERATION_SCOPES[operation];
+	const { scope, action } = operation;
 	let message: string;
 	let description = said ? `The server said: ${said}` : undefined;
 	if (statusCode === 401) {

@@ -4,12 +4,12 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
-import { iterateCallPages } from '../../../shared/calls/callPages';
+import { LIST_CALLS, iterateCallPages } from '../../../shared/calls/callPages';
 import { readQueryParameters, queryParametersField } from '../../../shared/options/queryParameters';
 import { operationError } from '../../../shared/transport/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
+import type { OperationDeclaration } from '../operation';
 
 const properties: INodeProperties[] = [
 	{
@@ -31,11 +31,6 @@ const properties: INodeProperties[] = [
 	optionsCollection([queryParametersField]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['call'], operation: ['getAll'] } },
-	properties,
-);
-
 /** The Limit as a whole number of 1 or more; anything else fails the item before any request. */
 function readLimit(this: IExecuteFunctions, itemIndex: number): number {
 	const raw = this.getNodeParameter('limit', itemIndex, 50) as unknown;
@@ -52,10 +47,7 @@ function readLimit(this: IExecuteFunctions, itemIndex: number): number {
 	return limit;
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-): Promise<INodeExecutionData[]> {
+async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll ? Infinity : readLimit.call(this, itemIndex);
 	const calls: IDataObject[] = [];
@@ -68,3 +60,13 @@ export async function execute(
 	for await (const page of pages) calls.push(...page.calls.slice(0, limit - calls.length));
 	return calls.map((call) => ({ json: call, pairedItem: { item: itemIndex } }));
 }
+
+export const operation: OperationDeclaration = {
+	value: 'getAll',
+	name: 'Get Many',
+	description: 'List calls, following pages as needed',
+	action: 'Get many calls',
+	api: LIST_CALLS,
+	properties,
+	execute,
+};

@@ -1,25 +1,8 @@
-import type { INodeProperties } from 'n8n-workflow';
-
+import type { ResourceDeclaration } from '../operation';
 import * as getAll from './getAll.operation';
 
-export const operations = { getAll };
-
-export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['call'] } },
-		options: [
-			{
-				name: 'Get Many',
-				value: 'getAll',
-				description: 'List calls, following pages as needed',
-				action: 'Get many calls',
-			},
-		],
-		default: 'getAll',
-	},
-	...getAll.description,
-];
+export const call: ResourceDeclaration = {
+	value: 'call',
+	name: 'Call',
+	operations: [getAll.operation],
+};

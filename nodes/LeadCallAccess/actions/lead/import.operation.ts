@@ -4,16 +4,17 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
 import { countryOptions, normalizePhone } from '../../helpers/phone';
 import type { OptionalField } from './fields';
 import { OPTIONAL_FIELDS, additionalFieldsProperty, clearFieldsProperty } from './fields';
+import type { ApiOperation } from '../../../shared/transport';
 import { apiRequest } from '../../../shared/transport';
 import { fieldError } from '../../../shared/transport/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 import { isJsonObject } from '../../../shared/json';
 import { skipDecision, skipUnchangedOption } from './skipUnchanged';
+import type { OperationDeclaration } from '../operation';
 
 const DEFAULT_COUNTRY_HELP =
 	'The number is read as that country writes it: with United States, (415) 555-2671 becomes +14155552671; with Hungary, 06 20 123 4567 becomes +36201234567.';
@@ -44,6 +45,9 @@ const defaultCountryProperties: INodeProperties[] = [
 	},
 ];
 
+/** The request this operation sends, in the words of its errors. */
+const IMPORT_LEAD: ApiOperation = { scope: 'leads:write', action: 'import leads', subject: 'lead' };
+
 const properties: INodeProperties[] = [
 	{
 		displayName: 'Phone (E.164)',
@@ -71,11 +75,6 @@ const properties: INodeProperties[] = [
 		skipUnchangedOption,
 	]),
 ];
-
-export const description = updateDisplayOptions(
-	{ show: { resource: ['lead'], operation: ['import'] } },
-	properties,
-);
 
 const PHONE_FIELD = { apiName: 'phone_e164', label: 'Phone (E.164)' };
 
@@ -134,10 +133,7 @@ function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDataObjec
 	return body;
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-): Promise<INodeExecutionData[]> {
+async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const decision = await skipDecision(this, itemIndex, (index) =>
 		buildLeadImport.call(this, index),
 	);
@@ -145,7 +141,7 @@ export async function execute(
 	if (decision.skip) return [{ json: decision.mark(body), pairedItem: { item: itemIndex } }];
 	const response = await apiRequest.call(
 		this,
-		{ operation: 'importLead', method: 'POST', path: '/v1/leads', body },
+		{ operation: IMPORT_LEAD, method: 'POST', path: '/v1/leads', body },
 		readRequestPolicy.call(this, itemIndex),
 	);
 	await decision.accepted();
@@ -153,3 +149,13 @@ export async function execute(
 	const lead = isJsonObject(response.body) ? response.body : body;
 	return [{ json: decision.mark(lead), pairedItem: { item: itemIndex } }];
 }
+
+export const operation: OperationDeclaration = {
+	value: 'import',
+	name: 'Import',
+	description: 'Create or update a lead, matched by phone number',
+	action: 'Import a lead',
+	api: IMPORT_LEAD,
+	properties,
+	execute,
+};

@@ -1,9 +1,14 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
 
-import { askUntilReady, downloadRecording, noRecordingError } from '../../../shared/recording';
+import {
+	GET_RECORDING,
+	askUntilReady,
+	downloadRecording,
+	noRecordingError,
+} from '../../../shared/recording';
 import { operationError } from '../../../shared/transport/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
+import type { OperationDeclaration } from '../operation';
 
 /** Version 1 saved the call ID as plain text; those workflows keep that field. */
 const callIdV1: INodeProperties = {
@@ -86,11 +91,6 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['recording'], operation: ['get'] } },
-	properties,
-);
-
 /** Why a call ID cannot be sent as one URL path segment, if it cannot. */
 function pathSegmentProblem(callId: string): string | undefined {
 	// URL parsers resolve these even when percent-encoded: "/v1/calls/../recording" is "/v1/recording".
@@ -103,10 +103,7 @@ function pathSegmentProblem(callId: string): string | undefined {
 	}
 }
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-): Promise<INodeExecutionData[]> {
+async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	// Version 2 stores a resource locator, version 1 plain text; extractValue reads both.
 	const rawCallId = this.getNodeParameter('callId', itemIndex, '', {
 		extractValue: true,
@@ -143,3 +140,13 @@ export async function execute(
 	}
 	return [item];
 }
+
+export const operation: OperationDeclaration = {
+	value: 'get',
+	name: 'Get',
+	description: "Get a call's signed recording URL, and optionally download the file",
+	action: 'Get a recording',
+	api: GET_RECORDING,
+	properties,
+	execute,
+};

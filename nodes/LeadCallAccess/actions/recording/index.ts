@@ -1,25 +1,8 @@
-import type { INodeProperties } from 'n8n-workflow';
-
+import type { ResourceDeclaration } from '../operation';
 import * as get from './get.operation';
 
-export const operations = { get };
-
-export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['recording'] } },
-		options: [
-			{
-				name: 'Get',
-				value: 'get',
-				description: "Get a call's signed recording URL, and optionally download the file",
-				action: 'Get a recording',
-			},
-		],
-		default: 'get',
-	},
-	...get.description,
-];
+export const recording: ResourceDeclaration = {
+	value: 'recording',
+	name: 'Recording',
+	operations: [get.operation],
+};
