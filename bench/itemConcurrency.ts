@@ -11,7 +11,8 @@ import * as http from 'http';
 import type { AddressInfo } from 'net';
 
 import { DEMO_KEYS, startEmulator } from '../devkit/emulator';
-import { leads, workflowFrom } from '../devkit/engine/fixtures';
+import { workflowFrom } from '../devkit/engine/fixtures';
+import { leads } from '../devkit/workflows';
 import { runWorkflow } from '../devkit/engine/harness';
 
 const LEADS = Number(process.env.LEADS ?? 40);

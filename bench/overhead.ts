@@ -11,7 +11,8 @@ import { deploy, trigger, type BenchServer, type Deployed } from './lib/n8n';
 import { cpuMs } from './lib/proc';
 import type { Section } from './lib/report';
 import { fixed, median, medianRange } from './lib/stats';
-import { chain, httpImportNode, makeLeads, ourCredential, ourImportNode } from './lib/workflows';
+import { leads } from '../devkit/workflows';
+import { chain, httpImportNode, ourCredential, ourImportNode } from './lib/workflows';
 
 const ITEMS = 10_000;
 const REPEATS = 5;
@@ -45,7 +46,7 @@ async function measure(
 	const before = cpuMs(server.pid);
 	// The emulator runs in this process: its CPU shows whether it, not n8n, set the pace.
 	const emulatorBefore = process.cpuUsage();
-	const result = await trigger(server, deployed, { items: makeLeads(items) });
+	const result = await trigger(server, deployed, { items: leads(items) });
 	const emulatorUsed = process.cpuUsage(emulatorBefore);
 	if (result.status !== 200) {
 		throw new Error(`overhead run failed: HTTP ${result.status} ${JSON.stringify(result.body)}`);

@@ -36,7 +36,8 @@ import { deploy, trigger, type BenchServer } from './lib/n8n';
 import { findN8nPid } from './lib/proc';
 import { renderSection, writeOwnSection, type Section } from './lib/report';
 import { fixed } from './lib/stats';
-import { makeLeads, ourImportChain } from './lib/workflows';
+import { leads } from '../devkit/workflows';
+import { ourImportChain } from './lib/workflows';
 import { maxInAnyWindow } from './rateMetrics';
 import { LIMIT } from './rateScenarios';
 
@@ -106,7 +107,7 @@ async function measureRow(
 	limit: number,
 	headers: RateLimitHeaderStyle | undefined,
 ): Promise<QueueRow> {
-	const leads = WINDOWS_OF_LEADS * limit;
+	const leadCount = WINDOWS_OF_LEADS * limit;
 	const requestsPerMinute = (limit * 60_000) / LIMIT.windowMs;
 	const workers = queue.workers.length;
 	const executions = busy === 'all' ? workers : 1;
@@ -128,11 +129,11 @@ async function measureRow(
 		const before = new Set(queue.workers.flatMap((worker) => worker.executionIds()));
 		bench.emulator.reset();
 
-		const perExecution = leads / executions;
+		const perExecution = leadCount / executions;
 		const started = performance.now();
 		const results = await Promise.all(
 			Array.from({ length: executions }, (_, index) =>
-				trigger(server, deployed, { items: makeLeads(perExecution, index * perExecution) }),
+				trigger(server, deployed, { items: leads(perExecution, index * perExecution) }),
 			),
 		);
 		const wallMs = performance.now() - started;
@@ -154,14 +155,14 @@ async function measureRow(
 			workersUsed,
 			limit,
 			headers,
-			leads,
+			leads: leadCount,
 			requests: requests.length,
 			rateLimited: limitedAt.length,
 			max429PerWindow: maxInAnyWindow(limitedAt, LIMIT.windowMs),
-			lost: leads - bench.emulator.leads.size,
+			lost: leadCount - bench.emulator.leads.size,
 			executionsFailed: results.filter((result) => result.status !== 200).length,
 			wallMs,
-			fastestMs: Math.floor((leads - 1) / limit) * LIMIT.windowMs,
+			fastestMs: Math.floor((leadCount - 1) / limit) * LIMIT.windowMs,
 		};
 	} finally {
 		await bench.stop();

@@ -7,7 +7,8 @@
 import { startBenchEmulator, type BenchEmulator } from './lib/emulator';
 import { deploy, trigger, type BenchServer, type Deployed } from './lib/n8n';
 import { sleep } from './lib/stats';
-import { chain, httpImportNode, makeLeads, ourImportChain } from './lib/workflows';
+import { leads } from '../devkit/workflows';
+import { chain, httpImportNode, ourImportChain } from './lib/workflows';
 import { rateOutcome, type RateOutcome } from './rateMetrics';
 import {
 	ALLOWED_RPM,
@@ -116,7 +117,7 @@ export async function runRateScenario(
 		const runs = used.flatMap((server, p) =>
 			Array.from({ length: perProcess }, (_, e) =>
 				trigger(server, deployed[p], {
-					items: makeLeads(perRun, (p * perProcess + e) * perRun),
+					items: leads(perRun, (p * perProcess + e) * perRun),
 				}),
 			),
 		);

@@ -17,7 +17,8 @@ import { startBenchEmulator } from './lib/emulator';
 import { deploy, startBenchServer, trigger, type BenchServer } from './lib/n8n';
 import { renderSection, writeOwnSection, type Section } from './lib/report';
 import { fixed } from './lib/stats';
-import { makeLeads, ourImportChain } from './lib/workflows';
+import { leads } from '../devkit/workflows';
+import { ourImportChain } from './lib/workflows';
 
 const LEADS = Number(process.env.BENCH_RESYNC_LEADS ?? 5000);
 const CHANGED_SHARE = 0.01;
@@ -37,7 +38,7 @@ interface Row {
 }
 
 /** Tonight's list: every 100th lead renamed since last night (1%, spread over the list). */
-function tonight(list: ReturnType<typeof makeLeads>) {
+function tonight(list: ReturnType<typeof leads>) {
 	const every = Math.round(1 / CHANGED_SHARE);
 	return list.map((lead, index) =>
 		index % every === every - 1 ? { ...lead, name: `${lead.name} (changed)` } : lead,
@@ -48,7 +49,7 @@ function tonight(list: ReturnType<typeof makeLeads>) {
 async function measure(
 	bench: BenchServer,
 	skipUnchanged: boolean,
-	runs: Array<{ label: string; list: ReturnType<typeof makeLeads> }>,
+	runs: Array<{ label: string; list: ReturnType<typeof leads> }>,
 ): Promise<Row[]> {
 	const api = await startBenchEmulator({
 		rateLimit: { limit: LIMIT.requests, windowMs: LIMIT.windowMs, algorithm: 'sliding-log' },
@@ -116,7 +117,7 @@ async function main(): Promise<void> {
 	cleanupOnSignals();
 	log('starting n8n');
 	const bench = await startBenchServer('resync');
-	const lastNight = makeLeads(LEADS, 0);
+	const lastNight = leads(LEADS, 0);
 	const rows = [
 		...(await measure(bench, false, [{ label: 'off: re-sync', list: tonight(lastNight) }])),
 		...(await measure(bench, true, [

@@ -140,11 +140,14 @@ export function chainWorkflow(
 	};
 }
 
-/** Source → our node (→ the error-output node). */
-export function nodeWorkflow(options: NodeWorkflowOptions): WorkflowJson {
-	const nodeName = options.nodeName ?? NODE_NAME;
-	const node: WorkflowNode = {
-		name: nodeName,
+/** Our node with the user's parameters and credential. */
+export function ourNode(
+	options: Pick<NodeWorkflowOptions, 'parameters' | 'credential' | 'onError' | 'typeVersion'> & {
+		name?: string;
+	},
+): WorkflowNode {
+	return {
+		name: options.name ?? NODE_NAME,
 		type: NODE_TYPE,
 		typeVersion: options.typeVersion ?? 1,
 		position: [0, 0],
@@ -152,6 +155,12 @@ export function nodeWorkflow(options: NodeWorkflowOptions): WorkflowJson {
 		credentials: credentialRef(options.credential),
 		...(options.onError ? { onError: options.onError } : {}),
 	};
+}
+
+/** Source → our node (→ the error-output node). */
+export function nodeWorkflow(options: NodeWorkflowOptions): WorkflowJson {
+	const node = ourNode({ ...options, name: options.nodeName });
+	const nodeName = node.name;
 	const workflow = chainWorkflow(
 		`${String(options.parameters.resource)}: ${String(options.parameters.operation)}`,
 		[...sourceNodes(options.source ?? 'manual', options.items), node],

@@ -4,11 +4,9 @@
  */
 import type { CredentialJson, WorkflowJson } from '../../devkit/n8n';
 import {
-	NODE_TYPE as OUR_NODE,
 	chainWorkflow,
 	credentialJson,
-	credentialRef,
-	leads,
+	ourNode,
 	parameters,
 	splitOutItems,
 	webhookPath,
@@ -16,8 +14,6 @@ import {
 } from '../../devkit/workflows';
 
 type WorkflowNode = WorkflowJson['nodes'][number];
-
-export const makeLeads = leads;
 
 export function ourCredential(
 	id: string,
@@ -35,14 +31,7 @@ export function ourCredential(
 }
 
 export function ourImportNode(credential: CredentialJson): WorkflowNode {
-	return {
-		name: 'Import Lead',
-		type: OUR_NODE,
-		typeVersion: 1,
-		position: [400, 0],
-		parameters: parameters.importLead(),
-		credentials: credentialRef(credential),
-	};
+	return ourNode({ name: 'Import Lead', parameters: parameters.importLead(), credential });
 }
 
 export type HttpSetup = 'defaults' | 'retry' | 'batching';
@@ -92,15 +81,13 @@ export function httpImportNode(
 	return node;
 }
 
+/** List Calls at the API's largest page. */
 export function listCallsNode(credential: CredentialJson, returnAll: boolean): WorkflowNode {
-	return {
+	return ourNode({
 		name: 'List Calls',
-		type: OUR_NODE,
-		typeVersion: 1,
-		position: [200, 0],
 		parameters: parameters.listCalls(returnAll, 100),
-		credentials: credentialRef(credential),
-	};
+		credential,
+	});
 }
 
 /** Counts distinct call ids, so the webhook answers with one small item, not 50 000. */
@@ -117,15 +104,13 @@ export function countUniqueIdsNode(): WorkflowNode {
 	};
 }
 
+/** Get Recording with Download on. */
 export function getRecordingNode(credential: CredentialJson, callId: string): WorkflowNode {
-	return {
+	return ourNode({
 		name: 'Get Recording',
-		type: OUR_NODE,
-		typeVersion: 1,
-		position: [200, 0],
 		parameters: parameters.getRecording(callId, true),
-		credentials: credentialRef(credential),
-	};
+		credential,
+	});
 }
 
 export interface BuiltWorkflow {

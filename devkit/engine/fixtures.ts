@@ -93,5 +93,3 @@ export function useEmulator(options: EmulatorOptions = {}): {
 		}),
 	};
 }
-
-export { leads } from '../workflows';

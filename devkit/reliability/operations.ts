@@ -5,7 +5,8 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import type { Emulator, EmulatorOptions, PathMatcher, RecordedRequest } from '../emulator';
 import { recordingBytes } from '../emulator';
-import { leads, nodeName, run, workflowFrom } from '../engine/fixtures';
+import { nodeName, run, workflowFrom } from '../engine/fixtures';
+import { leads } from '../workflows';
 import type { WorkflowResult } from '../engine/harness';
 import type { Accounting } from './audit';
 import {
@@ -135,71 +136,91 @@ export const importLead: Operation = {
 	},
 };
 
-/** List Calls for 3 input items, each needing 2 pages, each with its own filter value. */
-export const listCalls: Operation = {
-	name: 'List Calls',
-	faultPath: '/v1/calls',
-	successStatus: 200,
-	emulatorOptions: { seedCalls: 150 },
-	async run(emulator, apiKey, options, runWorkflow) {
-		const items = [
-			{ tag: 'a', limit: 150 },
-			{ tag: 'b', limit: 120 },
-			{ tag: 'c', limit: 101 },
-		];
-		const workflow = workflowFrom('listCalls', {
-			items,
-			parameters: {
-				returnAll: false,
-				limit: '={{ $json.limit }}',
-				options: {
-					...options,
-					queryParameters: { parameters: [{ name: 'tag', value: '={{ $json.tag }}' }] },
-				},
-			},
-		});
-		const expected = items.map((item) =>
-			emulator.calls.slice(0, item.limit).map((call) => call.id),
-		);
-		const result = await runWorkflow(workflow, credentialsFor(emulator, apiKey));
-		const accounting = account(items.length, result.output(nodeName(workflow)), true);
-		const api = emulator.requests;
-		const problems: string[] = [];
-		let lost = 0;
+/** A List Calls input item: its own filter value, and the Limit when Return All is off. */
+type ListCallsItem = { tag: string; limit?: number };
 
-		for (const request of api) {
-			const limit = Number(request.query.limit);
-			if (request.path !== '/v1/calls') problems.push(`unexpected request to ${request.path}`);
-			if (!items.some((item) => item.tag === request.query.tag))
-				problems.push('a page lost its filter');
-			if (!(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
-				problems.push(`page size ${request.query.limit} sent`);
+/**
+ * List Calls for input items that each filter the list by their own tag. An item without an
+ * error must return `expected(item, every call id)`: each call once, in list order.
+ */
+export function listCallsOperation(setup: {
+	seedCalls: number;
+	items: ListCallsItem[];
+	/** Merged over the operation's usual parameters (Return All, Limit). */
+	parameters: IDataObject;
+	expected: (item: ListCallsItem, everyCall: string[]) => string[];
+}): Operation {
+	return {
+		name: 'List Calls',
+		faultPath: '/v1/calls',
+		successStatus: 200,
+		emulatorOptions: { seedCalls: setup.seedCalls },
+		async run(emulator, apiKey, options, runWorkflow) {
+			const { items } = setup;
+			const workflow = workflowFrom('listCalls', {
+				items,
+				parameters: {
+					...setup.parameters,
+					options: {
+						...options,
+						queryParameters: { parameters: [{ name: 'tag', value: '={{ $json.tag }}' }] },
+					},
+				},
+			});
+			const everyCall = emulator.calls.map((call) => call.id);
+			const expected = items.map((item) => setup.expected(item, everyCall));
+			const result = await runWorkflow(workflow, credentialsFor(emulator, apiKey));
+			const accounting = account(items.length, result.output(nodeName(workflow)), true);
+			const api = emulator.requests;
+			const problems: string[] = [];
+			let lost = 0;
+
+			for (const request of api) {
+				const limit = Number(request.query.limit);
+				if (request.path !== '/v1/calls') problems.push(`unexpected request to ${request.path}`);
+				if (!items.some((item) => item.tag === request.query.tag))
+					problems.push('a page lost its filter');
+				if (!(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
+					problems.push(`page size ${request.query.limit} sent`);
+				}
 			}
-		}
-		for (const duplicate of sentAfterFinalAnswer(api)) {
-			problems.push(`page ${JSON.stringify(duplicate.query)} fetched again after a 200`);
-		}
-		items.forEach((_, index) => {
-			if (accounting.error.has(index)) return;
-			const ids = (accounting.success.get(index) ?? []).map((item) => item.json.id);
-			if (JSON.stringify(ids) !== JSON.stringify(expected[index])) {
-				lost++;
-				problems.push(
-					`item ${index} returned ${ids.length} calls, expected ${expected[index].length}`,
-				);
+			for (const duplicate of sentAfterFinalAnswer(api)) {
+				problems.push(`page ${JSON.stringify(duplicate.query)} fetched again after a 200`);
 			}
-		});
-		return summarize(
-			items.length,
-			accounting,
-			lost,
-			problems,
-			result,
-			{ api, files: [] },
-			countRepeats(api),
-		);
-	},
-};
+			items.forEach((_, index) => {
+				if (accounting.error.has(index)) return;
+				const ids = (accounting.success.get(index) ?? []).map((item) => item.json.id);
+				if (JSON.stringify(ids) !== JSON.stringify(expected[index])) {
+					lost++;
+					problems.push(
+						`item ${index} returned ${ids.length} calls, expected ${expected[index].length}`,
+					);
+				}
+			});
+			return summarize(
+				items.length,
+				accounting,
+				lost,
+				problems,
+				result,
+				{ api, files: [] },
+				countRepeats(api),
+			);
+		},
+	};
+}
+
+/** List Calls for 3 input items, each needing 2 pages, each with its own filter value. */
+export const listCalls = listCallsOperation({
+	seedCalls: 150,
+	items: [
+		{ tag: 'a', limit: 150 },
+		{ tag: 'b', limit: 120 },
+		{ tag: 'c', limit: 101 },
+	],
+	parameters: { returnAll: false, limit: '={{ $json.limit }}' },
+	expected: (item, everyCall) => everyCall.slice(0, item.limit),
+});
 
 const RECORDING_BYTES = 20_000;
 

@@ -11,10 +11,9 @@ import { randomUUID } from 'crypto';
 import type { IDataObject, INodeExecutionData, IRun, IWorkflowBase } from 'n8n-workflow';
 
 import type { Session } from '../../devkit/demo/session';
-import { nodeName, workflowFrom } from '../../devkit/engine/fixtures';
+import { nodeName } from '../../devkit/engine/fixtures';
 import type { NodeOutput, TestCredentials, WorkflowResult } from '../../devkit/engine/harness';
-import { account, countRepeats, sentAfterFinalAnswer } from '../../devkit/reliability/audit';
-import type { Operation } from '../../devkit/reliability/operations';
+import { listCallsOperation } from '../../devkit/reliability/operations';
 import {
 	readStoredExecutions,
 	toWebhookWorkflow,
@@ -202,69 +201,12 @@ export class RealN8nRunner {
  * stops only when the API says there is no next page, so a fault on any page must neither end
  * the list early nor repeat it. Named 'List Calls' so the scenarios aim and judge it alike.
  */
-export const listAllCalls: Operation = {
-	name: 'List Calls',
-	faultPath: '/v1/calls',
-	successStatus: 200,
-	emulatorOptions: { seedCalls: 250 },
-	async run(emulator, apiKey, options, runWorkflow) {
-		const items = [{ tag: 'a' }, { tag: 'b' }];
-		const workflow = workflowFrom('listCalls', {
-			items,
-			parameters: {
-				returnAll: true,
-				options: {
-					...options,
-					queryParameters: { parameters: [{ name: 'tag', value: '={{ $json.tag }}' }] },
-				},
-			},
-		});
-		const everyCall = emulator.calls.map((call) => call.id);
-		const result = await runWorkflow(workflow, {
-			baseUrl: emulator.baseUrl,
-			apiKey,
-			requestsPerMinute: 0,
-		});
-		const accounting = account(items.length, result.output(nodeName(workflow)), true);
-		const api = emulator.requests;
-		const problems = [...accounting.problems];
-		if (result.error) problems.push(`the workflow stopped: ${result.error.message}`);
-		for (const request of api) {
-			const limit = Number(request.query.limit);
-			if (request.path !== '/v1/calls') problems.push(`unexpected request to ${request.path}`);
-			if (!items.some((item) => item.tag === request.query.tag)) {
-				problems.push('a page lost its filter');
-			}
-			if (!(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
-				problems.push(`page size ${request.query.limit} sent`);
-			}
-		}
-		for (const duplicate of sentAfterFinalAnswer(api)) {
-			problems.push(`page ${JSON.stringify(duplicate.query)} fetched again after a 200`);
-		}
-		let lost = 0;
-		items.forEach((_, index) => {
-			if (accounting.error.has(index)) return;
-			// An item without an error must have every call, once, in list order.
-			const ids = (accounting.success.get(index) ?? []).map((item) => item.json.id);
-			if (JSON.stringify(ids) !== JSON.stringify(everyCall)) {
-				lost++;
-				problems.push(`item ${index} returned ${ids.length} calls, expected ${everyCall.length}`);
-			}
-		});
-		return {
-			itemsIn: items.length,
-			success: accounting.success.size,
-			error: accounting.error.size,
-			lost,
-			requestsSent: api.length,
-			retries: countRepeats(api),
-			problems,
-			errorMessages: [...accounting.error.values()].map((item) => String(item.json.error)),
-			result,
-		};
-	},
-};
+export const listAllCalls = listCallsOperation({
+	seedCalls: 250,
+	items: [{ tag: 'a' }, { tag: 'b' }],
+	parameters: { returnAll: true },
+	expected: (_, everyCall) => everyCall,
+});
 
 /** Runs tasks with at most `limit` of them at a time, in the order they are submitted. */
 export function pool(limit: number): <T>(task: () => Promise<T>) => Promise<T> {

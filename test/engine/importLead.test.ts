@@ -5,7 +5,8 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { DEMO_KEYS } from '../../devkit/emulator';
 import { libraryCountry, libraryReading } from '../../devkit/phone/oracle';
 import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
-import { leads, run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
+import { run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
+import { leads } from '../../devkit/workflows';
 
 describe('Import Lead through the execution engine', () => {
 	const { emulator, credentials } = useEmulator();

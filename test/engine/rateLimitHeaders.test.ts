@@ -1,5 +1,6 @@
 import { RATE_LIMIT_HEADER_STYLES } from '../../devkit/emulator';
-import { leads, run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
+import { run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
+import { leads } from '../../devkit/workflows';
 
 /**
  * The node against a server that states the key's budget in its answers, in each header

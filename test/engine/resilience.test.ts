@@ -1,5 +1,6 @@
 import { DEMO_KEYS } from '../../devkit/emulator';
-import { leads, run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
+import { run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
+import { leads } from '../../devkit/workflows';
 
 const statuses = (requests: Array<{ status: unknown }>) =>
 	requests.map((request) => request.status);

@@ -5,7 +5,8 @@
  */
 import type { IDataObject, IWorkflowBase } from 'n8n-workflow';
 
-import { leads, run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
+import { run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
+import { leads } from '../../devkit/workflows';
 import { deduplicationStore } from '../../devkit/engine/deduplicationStore';
 import type { WorkflowSetup } from '../../devkit/engine/fixtures';
 

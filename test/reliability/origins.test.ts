@@ -3,7 +3,7 @@
  * of signed URLs, never to a `next` page or Link header on another origin (refused), never on a
  * redirect to another origin (not followed).
  */
-import { leads } from '../../devkit/engine/fixtures';
+import { leads } from '../../devkit/workflows';
 import { authorizationOf, expectNoKeyInLogs, useSecretsHarness } from './support/secretsHarness';
 import { reply } from './support/stubServer';
 

@@ -5,7 +5,7 @@
  * Where the key may be sent is checked in origins.test.ts.
  */
 import type { WorkflowSetup } from '../../devkit/engine/fixtures';
-import { leads } from '../../devkit/engine/fixtures';
+import { leads } from '../../devkit/workflows';
 import { sentinelKey } from '../../devkit/reliability/keys';
 import type { Template } from './support/secretsHarness';
 import { authorizationOf, expectNoKeyInLogs, useSecretsHarness } from './support/secretsHarness';
