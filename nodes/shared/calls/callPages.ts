@@ -8,7 +8,7 @@ import {
 	serverMessage,
 	toNodeError,
 	validationDetailsOf,
-} from '../transport/errors';
+} from '../errors';
 import type { NextPage, Page } from './pagination';
 import { readPage } from './pagination';
 
