@@ -2,7 +2,7 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import type { CallPage } from '../shared/calls/callPages';
 import { MAX_PAGE_SIZE, iterateCallPages } from '../shared/calls/callPages';
-import { toNodeError } from '../shared/transport/errors';
+import { toNodeError } from '../shared/errors';
 import type { ListOrder, TrackedCall } from './calls';
 import { CallListError, chronological, timeOrder } from './calls';
 import { toItems } from './emit';

@@ -3,7 +3,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { readQueryParameters } from '../shared/options/queryParameters';
 import { readRequestPolicy } from '../shared/options/requestOptions';
 import type { RequestPolicy } from '../shared/transport';
-import { operationError } from '../shared/transport/errors';
+import { operationError } from '../shared/errors';
 import type { ListOrder } from './calls';
 import { parseSince } from './time';
 

@@ -1,7 +1,7 @@
 import type { CallPage } from '../shared/calls/callPages';
 import { MAX_PAGE_SIZE } from '../shared/calls/callPages';
 import type { NextPage } from '../shared/calls/pagination';
-import { isStale } from '../shared/transport/errors';
+import { isStale } from '../shared/errors';
 import type { TrackedCall } from './calls';
 import { CallListError, chronological } from './calls';
 import type { Position, Tail } from './position';

@@ -19,7 +19,7 @@
  */
 import type { IExecuteFunctions, ICheckProcessedOptions, NodeOperationError } from 'n8n-workflow';
 
-import { operationError } from './transport/errors';
+import { operationError } from './errors';
 
 /**
  * Entries a node keeps: one per accepted body (a lead's version), plus one per body of the

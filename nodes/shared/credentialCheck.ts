@@ -6,7 +6,7 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import { describeNetworkFailure, networkErrorCode } from './transport/errors';
+import { describeNetworkFailure, networkErrorCode } from './errors';
 import type { ConnectionSettings } from './transport/connection';
 import { parseConnectionSettings } from './transport/connection';
 

@@ -3,8 +3,8 @@ import type { IBinaryData, IDataObject, INode } from 'n8n-workflow';
 import type { RequestContext, RunContext } from './context';
 import type { ApiOperation, RequestPolicy } from './transport';
 import { apiRequest, getConnectionSettings, pause } from './transport';
-import type { NodeError } from './transport/errors';
-import { answerError, operationError, serverMessage } from './transport/errors';
+import type { NodeError } from './errors';
+import { answerError, operationError, serverMessage } from './errors';
 import { downloadSignedFile } from './transport/download';
 import { isJsonObject } from './json';
 

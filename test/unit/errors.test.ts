@@ -1,6 +1,6 @@
 import type { INode } from 'n8n-workflow';
 
-import { isStale, statusOf, toNodeError } from '../../nodes/shared/transport/errors';
+import { isStale, statusOf, toNodeError } from '../../nodes/shared/errors';
 
 /**
  * Real n8n (1.x and 2.x) may load its own copy of n8n-workflow, so an error its helpers throw is

@@ -1,12 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { NodeError } from '../../shared/transport/errors';
-import {
-	operationError,
-	statusOf,
-	toNodeError,
-	validationDetailsOf,
-} from '../../shared/transport/errors';
+import type { NodeError } from '../../shared/errors';
+import { operationError, statusOf, toNodeError, validationDetailsOf } from '../../shared/errors';
 import { resources } from './resources';
 import { findOperation } from './operation';
 

@@ -3,12 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { RequestContext } from '../context';
 import type { ApiOperation, ApiRequest, RequestPolicy } from '../transport';
 import { apiRequest } from '../transport';
-import {
-	operationError,
-	serverMessage,
-	toNodeError,
-	validationDetailsOf,
-} from '../transport/errors';
+import { operationError, serverMessage, toNodeError, validationDetailsOf } from '../errors';
 import type { NextPage, Page } from './pagination';
 import { readPage } from './pagination';
 

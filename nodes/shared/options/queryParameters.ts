@@ -1,7 +1,7 @@
 import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { RunContext } from '../context';
-import { operationError } from '../transport/errors';
+import { operationError } from '../errors';
 import { nodeParameter } from './nodeParameter';
 
 /** Query parameters that the node sets itself for pagination; a user value would break it. */

@@ -3,7 +3,7 @@ import type { IBinaryData } from 'n8n-workflow';
 import type { RunContext } from '../context';
 import type { RequestPolicy } from './index';
 import { pause } from './index';
-import { downloadError, networkErrorCode } from './errors';
+import { downloadError, networkErrorCode } from '../errors';
 import { decideRetry, isRetryableStatus, newRetryState } from './retryPolicy';
 
 export interface DownloadedFile {

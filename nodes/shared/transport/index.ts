@@ -4,7 +4,7 @@ import { sleep } from 'n8n-workflow';
 import type { RequestContext } from '../context';
 import type { ConnectionSettings } from './connection';
 import { ConnectionSettingsError, parseConnectionSettings } from './connection';
-import type { ApiOperation } from './errors';
+import type { ApiOperation } from '../errors';
 import {
 	errorFromResponse,
 	networkError,
@@ -13,7 +13,7 @@ import {
 	rateLimitError,
 	settingsError,
 	toNodeError,
-} from './errors';
+} from '../errors';
 import type { RateBudget } from './pacer';
 import { budgetForKey } from './pacer';
 import { readRateLimitHeaders } from './rateLimitHeaders';
@@ -22,7 +22,7 @@ import { toApiResponse } from './response';
 import type { RetryLimits } from './retryPolicy';
 import { RETRY_POLICY, decideRetry, newRetryState } from './retryPolicy';
 
-export type { ApiOperation } from './errors';
+export type { ApiOperation } from '../errors';
 export type { ApiResponse } from './response';
 
 export const CREDENTIAL_TYPE = 'leadCallAccessApi';

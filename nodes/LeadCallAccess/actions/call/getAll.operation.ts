@@ -7,7 +7,7 @@ import type {
 
 import { LIST_CALLS, iterateCallPages } from '../../../shared/calls/callPages';
 import { readQueryParameters, queryParametersField } from '../../../shared/options/queryParameters';
-import { operationError } from '../../../shared/transport/errors';
+import { operationError } from '../../../shared/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 import type { OperationDeclaration } from '../operation';
 

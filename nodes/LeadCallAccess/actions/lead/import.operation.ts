@@ -10,7 +10,7 @@ import type { OptionalField } from './fields';
 import { OPTIONAL_FIELDS, additionalFieldsProperty, clearFieldsProperty } from './fields';
 import type { ApiOperation } from '../../../shared/transport';
 import { apiRequest } from '../../../shared/transport';
-import { fieldError } from '../../../shared/transport/errors';
+import { fieldError } from '../../../shared/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 import { isJsonObject } from '../../../shared/json';
 import { skipDecision, skipUnchangedOption } from './skipUnchanged';

@@ -6,7 +6,7 @@ import {
 	downloadRecording,
 	noRecordingError,
 } from '../../../shared/recording';
-import { operationError } from '../../../shared/transport/errors';
+import { operationError } from '../../../shared/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 import type { OperationDeclaration } from '../operation';
 

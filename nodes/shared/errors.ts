@@ -7,8 +7,8 @@
 import type { Failure, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import type { ApiResponse } from './response';
-import { RETRY_POLICY, isRetryableStatus } from './retryPolicy';
+import type { ApiResponse } from './transport/response';
+import { RETRY_POLICY, isRetryableStatus } from './transport/retryPolicy';
 
 /**
  * What a request is for, in the words its errors use. Each operation declares its own (an
