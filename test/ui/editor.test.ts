@@ -65,6 +65,19 @@ async function step<T>(name: string, fn: () => Promise<T>): Promise<T> {
 	}
 }
 
+/** From an open node panel: closes it and adds our node with `action` from the nodes panel. */
+async function addOurNode(action: string) {
+	await byTestId('ndv-close-button').click();
+	await byTestId('node-creator-plus-button').click();
+	await byTestId('node-creator-search-bar').fill('lead');
+	await byTestId('node-creator-item-name')
+		.filter({ hasText: /^Lead & Call Access$/ })
+		.first()
+		.click();
+	await byTestId('node-creator-item-name').filter({ hasText: action }).click();
+	await byTestId('ndv').waitFor();
+}
+
 function fiveLeadsWorkflow() {
 	const code = `return ${JSON.stringify(FIVE_LEADS, null, 2)}.map((json) => ({ json }));`;
 	return {
@@ -250,15 +263,7 @@ test('Import Lead: five leads with "Continue (using error output)": the 422 item
 test('Get Recording: the Call field lists the calls to pick from', async () => {
 	const ndv = byTestId('ndv');
 	await step('recording-call-list', async () => {
-		await byTestId('ndv-close-button').click();
-		await byTestId('node-creator-plus-button').click();
-		await byTestId('node-creator-search-bar').fill('lead');
-		await byTestId('node-creator-item-name')
-			.filter({ hasText: /^Lead & Call Access$/ })
-			.first()
-			.click();
-		await byTestId('node-creator-item-name').filter({ hasText: 'Get a recording' }).click();
-		await ndv.waitFor();
+		await addOurNode('Get a recording');
 		const call = byTestId('resource-locator-callId', ndv);
 		const input = byTestId('rlc-input', call);
 		await input.click();
@@ -277,15 +282,7 @@ test('Get Recording: the Call field lists the calls to pick from', async () => {
 test('Import Lead: Default Country is a list of countries by name', async () => {
 	const ndv = byTestId('ndv');
 	await step('default-country-list', async () => {
-		await byTestId('ndv-close-button').click();
-		await byTestId('node-creator-plus-button').click();
-		await byTestId('node-creator-search-bar').fill('lead');
-		await byTestId('node-creator-item-name')
-			.filter({ hasText: /^Lead & Call Access$/ })
-			.first()
-			.click();
-		await byTestId('node-creator-item-name').filter({ hasText: 'Import a lead' }).click();
-		await ndv.waitFor();
+		await addOurNode('Import a lead');
 		await byTestId('collection-parameter-add', ndv).last().click();
 		await byTestId('collection-parameter-option').filter({ hasText: 'Default Country' }).click();
 		const field = byTestId('parameter-input-defaultCountryCode', ndv);
