@@ -18,7 +18,6 @@
  *   BENCH_QUEUE_WRITE=0     print the tables only, leaving BENCHMARKS.md alone
  *   BENCH_PACKAGE_DIR=<dir> install another build of the package (before/after comparisons)
  */
-import * as path from 'path';
 
 import { buildAndInstall } from '../devkit/demo/build';
 import type { RateLimitHeaderStyle } from '../devkit/emulator';
@@ -26,15 +25,14 @@ import {
 	createN8nSandbox,
 	N8N_VERSION,
 	packAndInstall,
-	REPO_DIR,
 	startN8nQueue,
 	type N8nQueue,
 } from '../devkit/n8n';
-import { cleanupAll, cleanupOnSignals, onCleanup } from './lib/cleanup';
+import { cleanupAll, onCleanup, runBench } from './lib/cleanup';
 import { startBenchEmulator } from './lib/emulator';
 import { deploy, trigger, type BenchServer } from './lib/n8n';
 import { findN8nPid } from './lib/proc';
-import { renderSection, writeOwnSection, type Section } from './lib/report';
+import { publishSection, renderSection, type Section } from './lib/report';
 import { fixed } from './lib/stats';
 import { leads } from '../devkit/workflows';
 import { ourImportChain } from './lib/workflows';
@@ -247,7 +245,6 @@ function queueNotes(rows: QueueRow[]): string[] {
 }
 
 async function main(): Promise<void> {
-	cleanupOnSignals();
 	const rows: QueueRow[] = [];
 	for (const workers of WORKER_COUNTS) {
 		log(`starting queue mode with ${workers} workers`);
@@ -276,21 +273,12 @@ async function main(): Promise<void> {
 			),
 		),
 	).join('\n\n');
-	console.log(markdown);
-	if (process.env.BENCH_QUEUE_WRITE !== '0') {
-		writeOwnSection(
-			path.join(REPO_DIR, 'BENCHMARKS.md'),
-			'Queue mode',
-			{ script: 'bench:queue', path: 'bench/queue.ts' },
-			markdown,
-		);
-		log('wrote the Queue mode section of BENCHMARKS.md');
-	}
+	publishSection(
+		'Queue mode',
+		{ script: 'bench:queue', path: 'bench/queue.ts' },
+		markdown,
+		process.env.BENCH_QUEUE_WRITE !== '0',
+	);
 }
 
-main()
-	.catch((error) => {
-		console.error(`[bench:queue] failed: ${(error as Error).stack ?? String(error)}`);
-		process.exitCode = 1;
-	})
-	.finally(() => cleanupAll());
+runBench('bench:queue', main);

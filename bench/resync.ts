@@ -9,13 +9,12 @@
  *   BENCH_RESYNC_LEADS=5000   list size (default 5000)
  *   BENCH_PACKAGE_DIR=<dir>   install another build of the package (before/after comparisons)
  */
-import * as path from 'path';
 
-import { N8N_VERSION, REPO_DIR } from '../devkit/n8n';
-import { cleanupAll, cleanupOnSignals } from './lib/cleanup';
+import { N8N_VERSION } from '../devkit/n8n';
+import { cleanupAll, runBench } from './lib/cleanup';
 import { startBenchEmulator } from './lib/emulator';
 import { deploy, startBenchServer, trigger, type BenchServer } from './lib/n8n';
-import { renderSection, writeOwnSection, type Section } from './lib/report';
+import { publishSection, renderSection, type Section } from './lib/report';
 import { fixed } from './lib/stats';
 import { leads } from '../devkit/workflows';
 import { ourImportChain } from './lib/workflows';
@@ -114,7 +113,6 @@ function section(rows: Row[]): Section {
 }
 
 async function main(): Promise<void> {
-	cleanupOnSignals();
 	log('starting n8n');
 	const bench = await startBenchServer('resync');
 	const lastNight = leads(LEADS, 0);
@@ -127,21 +125,7 @@ async function main(): Promise<void> {
 	];
 	await cleanupAll();
 	const markdown = renderSection(section(rows));
-	console.log(markdown);
-	writeOwnSection(
-		path.join(REPO_DIR, 'BENCHMARKS.md'),
-		'Re-sync',
-		{ script: 'bench:resync', path: 'bench/resync.ts' },
-		markdown,
-	);
-	log('wrote the Re-sync section of BENCHMARKS.md');
+	publishSection('Re-sync', { script: 'bench:resync', path: 'bench/resync.ts' }, markdown);
 }
 
-main()
-	.catch((error) => {
-		console.error(`[bench:resync] failed: ${(error as Error).stack ?? String(error)}`);
-		process.exitCode = 1;
-	})
-	.finally(async () => {
-		await cleanupAll();
-	});
+runBench('bench:resync', main);

@@ -17,7 +17,7 @@ import * as path from 'path';
 
 import { budgetSection, runBudgetSimulation } from './budget';
 import { N8N_VERSION, NODE24_VERSION, REPO_DIR } from '../devkit/n8n';
-import { cleanupAll, cleanupOnSignals } from './lib/cleanup';
+import { cleanupAll, runBench } from './lib/cleanup';
 import { startBenchServer, type BenchServer } from './lib/n8n';
 import {
 	describeMachine,
@@ -74,7 +74,6 @@ async function runScenarios(
 const WATCHDOG_MS = 30 * 60_000;
 
 async function main(): Promise<void> {
-	cleanupOnSignals();
 	const watchdog = setTimeout(() => {
 		console.error(`[bench] still running after ${WATCHDOG_MS / 60_000} minutes: giving up`);
 		void cleanupAll().finally(() => process.exit(1));
@@ -158,11 +157,4 @@ async function main(): Promise<void> {
 	}
 }
 
-main()
-	.catch(async (error) => {
-		console.error(`[bench] failed: ${(error as Error).stack ?? String(error)}`);
-		process.exitCode = 1;
-	})
-	.finally(async () => {
-		await cleanupAll();
-	});
+runBench('bench', main);

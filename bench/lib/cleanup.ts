@@ -49,3 +49,17 @@ export function cleanupOnSignals(): void {
 		});
 	}
 }
+
+/**
+ * Runs a bench script's main: Ctrl+C and a failure both stop everything it started, and a
+ * failure sets a non-zero exit code with the stack under the script's tag.
+ */
+export function runBench(tag: string, main: () => Promise<void>): void {
+	cleanupOnSignals();
+	main()
+		.catch((error: unknown) => {
+			console.error(`[${tag}] failed: ${(error as Error).stack ?? String(error)}`);
+			process.exitCode = 1;
+		})
+		.finally(() => cleanupAll());
+}

@@ -2,6 +2,9 @@
 /** Renders the measured sections as Markdown tables, for the console and for BENCHMARKS.md. */
 import * as fs from 'fs';
 import * as os from 'os';
+import * as path from 'path';
+
+import { REPO_DIR } from '../../devkit/n8n';
 
 export interface Section {
 	title: string;
@@ -114,4 +117,20 @@ export function writeOwnSection(
 	}
 	const rest = text.slice(bounds.end);
 	fs.writeFileSync(file, `${text.slice(0, bounds.start)}${section}${rest ? `\n${rest}` : ''}`);
+}
+
+/**
+ * Prints a script's Markdown and, unless `write` is false, makes it that script's own section of
+ * BENCHMARKS.md (the other sections are left alone).
+ */
+export function publishSection(
+	title: string,
+	source: { script: string; path: string },
+	markdown: string,
+	write = true,
+): void {
+	console.log(markdown);
+	if (!write) return;
+	writeOwnSection(path.join(REPO_DIR, 'BENCHMARKS.md'), title, source, markdown);
+	console.error(`[${source.script}] wrote the ${title} section of BENCHMARKS.md`);
 }
