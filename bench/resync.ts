@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * `npm run bench:resync`: a nightly CRM sync of 5,000 leads where 1% changed since the last
  * night, with Import Lead's Skip Unchanged Leads off and on, in a real n8n (SQLite) against the
