@@ -1,11 +1,11 @@
 /**
- * Section 0: the rate budget alone, in simulated time (bench/budgetSim.ts): time to import N
+ * Section 0: the rate budget alone, in simulated time (devkit/budgetSim.ts): time to import N
  * leads ÷ the fastest time the server allows, on each server algorithm with its real 60 s
  * window, with another client on the key, and with 2 and 3 n8n processes sharing it.
  */
 import type { Section } from './lib/report';
 import { fixed } from './lib/stats';
-import { simulate, type SimProcess, type SimProcessResult, type SimServer } from './budgetSim';
+import { simulate, type SimProcess, type SimProcessResult, type SimServer } from '../devkit/budgetSim';
 
 export interface BudgetRow {
 	label: string;

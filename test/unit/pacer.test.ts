@@ -1,3 +1,4 @@
+import { simulate } from '../../devkit/budgetSim';
 import { RateLimiter } from '../../devkit/emulator/rate-limit';
 import type { RateLimitConfig } from '../../devkit/emulator/types';
 import { RateBudget, budgetForKey, type Departure } from '../../nodes/shared/transport/pacer';
@@ -245,5 +246,31 @@ describe('RateBudget with the windows the server states', () => {
 		expect(rateLimited).toBe(0);
 		// 35 at 10 per window: 3 windows at the fastest.
 		expect((3 * WINDOW) / (acceptedAt[34] - acceptedAt[0])).toBeGreaterThanOrEqual(0.95);
+	});
+});
+
+describe('n8n processes sharing a key whose server states the count (queue mode, simulated)', () => {
+	test('a token bucket: once the count runs out, the processes take turns instead of all sending into each refill', () => {
+		// 60 per minute, burst 60: every reset after the first minute refills a single token.
+		const server = {
+			algorithm: 'token-bucket',
+			limit: 60,
+			windowMs: 60_000,
+			burst: 60,
+			headers: 'ietf',
+		} as const;
+		const results = simulate(
+			server,
+			[0, 1, 2].map(() => ({ leads: 120 })),
+		);
+		const rateLimited = results.reduce((total, r) => total + r.rateLimited.length, 0);
+		const accepted = results.reduce((total, r) => total + r.accepted.length, 0);
+		expect(accepted).toBe(360);
+		// Before, all three sent at each refill: half the requests were refused.
+		expect(rateLimited / (rateLimited + accepted)).toBeLessThanOrEqual(0.05);
+		const start = Math.min(...results.map((r) => r.firstSentAt));
+		const end = Math.max(...results.map((r) => r.doneAt));
+		// 60 at once, then one a second: 300 s at the fastest.
+		expect(300_000 / (end - start)).toBeGreaterThanOrEqual(0.95);
 	});
 });

@@ -25,7 +25,11 @@ import type { StatedWindow } from './rateLimitHeaders';
  * first, whose answer states the new remaining: a sliding window or a token bucket refills by
  * less than its limit). Processes sharing the key (queue mode) read the same count, and each
  * sees from it how much the others spend: while others spend too, a process claims only its
- * share of what remains, so their requests do not collide at the end of a window.
+ * share of what remains, so their requests do not collide at the end of a window. When the
+ * stated count is spent and others share the key, a reset is not a free-for-all: a process
+ * goes again only when one of its own places frees (a window after it took it), so on a server
+ * that refills a little at each reset (a token bucket) the processes take turns instead of
+ * all sending into the same refill.
  */
 const BUDGET = {
 	defaultWindowMs: 60_000,
@@ -52,6 +56,8 @@ const BUDGET = {
 	 * draws 429s).
 	 */
 	claimFrom: 0.25,
+	/** A 429 while the server states the count shows others on the key for this many windows. */
+	sharedMemoryWindows: 3,
 } as const;
 
 export interface BudgetLimit {
@@ -89,6 +95,10 @@ export class RateBudget {
 	private spentByOthers = 0;
 	/** Our answers, and the highest and lowest stated remaining, since the last stated reset. */
 	private counted = { ours: 0, highest: -Infinity, lowest: Infinity };
+	/** When each place our accepted requests hold in the stated window frees again. */
+	private placesFreeAt: number[] = [];
+	/** Our last 429 while the server stated the count: someone else spent what we saw left. */
+	private refusedAt = -Infinity;
 
 	constructor(limit: BudgetLimit) {
 		this.configure(limit);
@@ -147,6 +157,8 @@ export class RateBudget {
 		}
 
 		const departure = { at: now, tokensBefore: this.tokens, answeredAt: Infinity };
+		// A request leaving after one of our places freed takes that place again.
+		if (this.placesFreeAt.length > 0 && this.placesFreeAt[0] <= now) this.placesFreeAt.shift();
 		this.tokens -= 1;
 		this.inFlight++;
 		this.recent.push(departure);
@@ -159,7 +171,15 @@ export class RateBudget {
 		departure.answeredAt = now;
 		this.inFlight--;
 		// With stated windows the server's count decides, not what the 429 would teach.
-		if (this.stated.length > 0) return;
+		if (this.stated.length > 0) {
+			if (!rateLimited) this.placesFreeAt.push(now + this.statedWindowMs());
+			else {
+				this.refusedAt = now;
+				// Someone else took what had freed: our freed places are theirs now.
+				this.placesFreeAt = this.placesFreeAt.filter((at) => at > now);
+			}
+			return;
+		}
 		const perWindow = Math.max(1, this.share * this.limit);
 		if (!rateLimited) {
 			// Slowly near the share that last drew a 429, faster the longer none comes (like
@@ -238,6 +258,9 @@ export class RateBudget {
 			if (now >= window.resetAtMs) {
 				// Reset: one request at a time until an answer states the new remaining.
 				if (this.inFlight > 0) wait = Math.max(wait, BUDGET.pollMs);
+				else if (window.remaining <= 0 && this.sharedWithOthers(now)) {
+					wait = Math.max(wait, this.ownPlaceWait(now));
+				}
 				continue;
 			}
 			// Above the credential's limit, the surplus is not ours to spend.
@@ -248,6 +271,39 @@ export class RateBudget {
 			wait = Math.max(wait, this.inFlight > 0 ? BUDGET.pollMs : Math.ceil(window.resetAtMs - now));
 		}
 		return wait;
+	}
+
+	/**
+	 * After the stated count ran out, with others on the key: the ms until one of our own places
+	 * frees (0: one has, or we hold none and may try for one).
+	 */
+	private ownPlaceWait(now: number): number {
+		const windowMs = this.statedWindowMs();
+		// A place not taken again within a window is given up: others may have taken it.
+		this.placesFreeAt = this.placesFreeAt.filter((at) => at + windowMs > now);
+		const next = this.placesFreeAt[0];
+		return next === undefined || next <= now ? 0 : Math.ceil(next - now);
+	}
+
+	/** Whether others spend from this key: the count drops faster than we spend, or a 429 came. */
+	private sharedWithOthers(now: number): boolean {
+		const sinceRefused = now - this.refusedAt;
+		return (
+			this.statedShare() < 1 || sinceRefused < BUDGET.sharedMemoryWindows * this.statedWindowMs()
+		);
+	}
+
+	/**
+	 * How long a request holds its place: the stated window's length, else the stated limit at
+	 * the credential's rate (a key stating 10 with the credential at 60 per minute: 10 s).
+	 */
+	private statedWindowMs(): number {
+		const stated = this.stated.find((w) => w.windowMs !== undefined)?.windowMs;
+		if (stated !== undefined) return stated;
+		const limit = Math.min(...this.stated.map((w) => w.limit ?? Infinity));
+		return limit < this.credentialLimit
+			? (limit / this.credentialLimit) * this.windowMs
+			: this.windowMs;
 	}
 
 	/**

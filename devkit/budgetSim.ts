@@ -8,8 +8,8 @@
  * budget; every request takes 5-25 ms each way; a 429 pauses the key for max(Retry-After,
  * 250 ms), as the transport does, and the lead is sent again.
  */
-import { RateLimiter } from '../devkit/emulator/rate-limit';
-import type { RateLimitAlgorithm, RateLimitHeaderStyle } from '../devkit/emulator/types';
+import { RateLimiter } from './emulator/rate-limit';
+import type { RateLimitAlgorithm, RateLimitHeaderStyle } from './emulator/types';
 import { RateBudget, type Departure } from '../nodes/shared/transport/pacer';
 import { readRateLimitHeaders } from '../nodes/shared/transport/rateLimitHeaders';
 import { RETRY_POLICY } from '../nodes/shared/transport/retryPolicy';
