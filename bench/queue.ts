@@ -15,12 +15,14 @@
  *   BENCH_QUEUE_HEADERS=none,ietf  whether the server states the key's budget in rate-limit
  *                           headers (default none,ietf: rows without and with them; any
  *                           RateLimitHeaderStyle of the emulator)
+ *   BENCH_QUEUE_ALGORITHM=token-bucket  the server's limiter (default sliding-log; any
+ *                           RateLimitAlgorithm of the emulator, a token bucket with burst = limit)
  *   BENCH_QUEUE_WRITE=0     print the tables only, leaving BENCHMARKS.md alone
  *   BENCH_PACKAGE_DIR=<dir> install another build of the package (before/after comparisons)
  */
 
 import { buildAndInstall } from '../devkit/demo/build';
-import type { RateLimitHeaderStyle } from '../devkit/emulator';
+import type { RateLimitAlgorithm, RateLimitHeaderStyle } from '../devkit/emulator';
 import {
 	createN8nSandbox,
 	N8N_VERSION,
@@ -42,6 +44,7 @@ import { LIMIT } from './rateScenarios';
 const LIMITS = (process.env.BENCH_QUEUE_LIMITS ?? '10,60').split(',').map(Number);
 /** Six windows' worth of leads per row: 5 windows at the fastest, and splits between 2 or 3. */
 const WINDOWS_OF_LEADS = 6;
+const ALGORITHM = (process.env.BENCH_QUEUE_ALGORITHM ?? 'sliding-log') as RateLimitAlgorithm;
 const WORKER_COUNTS = (process.env.BENCH_QUEUE_WORKERS ?? '2,3').split(',').map(Number);
 const HEADER_STYLES = (process.env.BENCH_QUEUE_HEADERS ?? 'none,ietf')
 	.split(',')
@@ -111,7 +114,7 @@ async function measureRow(
 	const executions = busy === 'all' ? workers : 1;
 	// A fresh key per row: each worker keeps its pacing state per key for its lifetime.
 	const bench = await startBenchEmulator({
-		rateLimit: { limit, windowMs: LIMIT.windowMs, algorithm: 'sliding-log', headers },
+		rateLimit: { limit, windowMs: LIMIT.windowMs, algorithm: ALGORITHM, headers },
 		recordRequests: true,
 	});
 	try {
@@ -236,7 +239,7 @@ function queueNotes(rows: QueueRow[]): string[] {
 	});
 	const list = (values: string[]) => values.join(' and ');
 	return [
-		`n8n ${N8N_VERSION} in queue mode: Postgres and Redis as child processes on 127.0.0.1, one \`n8n start\` receiving the production webhook, N \`n8n worker\` processes (concurrency 1, so executions started together run on different workers) sharing one user folder with the package installed from its tarball. One run per row; each row uses a fresh key and a fresh server limiter (sliding-log).`,
+		`n8n ${N8N_VERSION} in queue mode: Postgres and Redis as child processes on 127.0.0.1, one \`n8n start\` receiving the production webhook, N \`n8n worker\` processes (concurrency 1, so executions started together run on different workers) sharing one user folder with the package installed from its tarball. One run per row; each row uses a fresh key and a fresh server limiter (${ALGORITHM}).`,
 		`Two limits, both in ${LIMIT.windowMs / 1000} s windows so that a row takes a minute: 10 per window is the API's 60 per minute with time shrunk 6 times, which also makes a worker's share 3 to 5 requests per window, so one step of the budget is a whole request; 60 per window keeps the real minute's 60 requests per window (the granularity the budget meets against the real API) with time shrunk 6 times.`,
 		"Credential Requests per Minute = the server's rate, with the hidden Rate Window Seconds = the server's window, in every execution: each worker process keeps its own budget for the key.",
 		'busy = all: one execution per worker at once, the leads split evenly; busy = one: one execution with all the leads while the other workers idle.',
