@@ -4,10 +4,13 @@
  * people write). Shared by the unit oracle test, the reliability fuzz model and
  * `npm run phone:measure`. Nothing here uses the node's own normaliser.
  */
+import fc from 'fast-check';
 import type { CountryCode } from 'libphonenumber-js';
-import { parsePhoneNumber } from 'libphonenumber-js';
+// The full ("max") metadata: it reads numbers as the default "min" one does, but judges validity by
+// every number type of every country (min finds +49 12032024, from "12/03/2024", valid; max does not).
+import { parsePhoneNumber } from 'libphonenumber-js/max';
 import examples from 'libphonenumber-js/examples.mobile.json';
-import libraryMetadata from 'libphonenumber-js/metadata.min.json';
+import libraryMetadata from 'libphonenumber-js/metadata.max.json';
 
 type LibraryPlan = unknown[];
 const metadata = libraryMetadata as unknown as {
@@ -133,6 +136,31 @@ export function writtenNumbers(): WrittenNumber[] {
 	}
 	return written;
 }
+
+/**
+ * Random digits after the prefixes that change a reading (national prefixes 0, 8, 06, 1, 15;
+ * international 00, 011; +calling code; non-geographic +800...), with the country's two-letter
+ * code, its calling code or nothing as Default Country.
+ */
+export const randomWrittenNumber: fc.Arbitrary<WrittenNumber> = fc
+	.record({
+		country: fc.constantFrom(...EXAMPLE_COUNTRIES),
+		digits: fc.stringMatching(/^\d{3,16}$/),
+		prefix: fc.constantFrom('', '0', '8', '06', '1', '15', '00', '011', '+', '9', '01', '+ng'),
+		nonGeographic: fc.constantFrom(...NON_GEOGRAPHIC_CALLING_CODES),
+		defaultCountry: fc.constantFrom('country', 'calling code', 'none'),
+	})
+	.map(({ country, digits, prefix, nonGeographic, defaultCountry }) => {
+		const { callingCode } = exampleFormats(country);
+		const text =
+			prefix === '+'
+				? `+${callingCode}${digits}`
+				: prefix === '+ng'
+					? `+${nonGeographic}${digits}`
+					: `${prefix}${digits}`;
+		const setting = { country, 'calling code': callingCode, none: '' }[defaultCountry];
+		return { text, defaultCountry: setting, country, form: 'random' };
+	});
 
 /** A phone normaliser under test: the E.164 number it would send, or undefined when it refuses. */
 export type Normaliser = (text: string, defaultCountry: string) => string | undefined;

@@ -55,12 +55,18 @@ describe('normalizePhone refusals', () => {
 		[
 			'06 20 123 45',
 			'HU',
-			/^is not a valid number of Hungary \(\+36\), the Default Country: read as \+36 062012345, which is not how its numbers start: check it, or if/,
+			/^is not a valid number of Hungary \(\+36\), the Default Country: read as \+36 062012345, but no fixed-line, mobile or other number there starts like that with 9 digits: check it, or if/,
 		],
 		[
 			'+1 055 555 2671',
 			undefined,
-			/^is not a valid number of United States \(\+1\): read as \+1 0555552671, which is not how its numbers start: check it$/,
+			/^is not a valid number of United States \(\+1\): read as \+1 0555552671, but no fixed-line, mobile or other number there starts like that with 10 digits: check it$/,
+		],
+		// The plan's pattern fits, but none of its number types (libphonenumber's "max" data).
+		[
+			'12/03/2024',
+			'DE',
+			/^is not a valid number of Germany \(\+49\), the Default Country: read as \+49 12032024, but no fixed-line, mobile or other number there starts like that with 8 digits: check it, or if/,
 		],
 	])('%j with Default Country %j', (raw, defaultCountry, reason) => {
 		const result = normalizePhone(raw, defaultCountry);

@@ -24,7 +24,7 @@ interface Plan {
 	nationalPrefixForParsing: string;
 	nationalPrefixTransformRule: string;
 	leadingDigits: string;
-	/** Number types (fixed line, mobile...), where the data keeps them: they decide validity. */
+	/** Number types (fixed line, mobile...): a number fitting one of them is valid. */
 	types: Array<{ lengths: number[]; pattern: string }>;
 }
 
@@ -45,11 +45,12 @@ function toPlan(plan: PhonePlan): Plan {
 		nationalPrefixForParsing: plan[5],
 		nationalPrefixTransformRule: plan[6],
 		leadingDigits: plan[7],
-		// "lengths:pattern"
+		// "lengths:pattern"; no lengths: the plan's
 		types: plan[8].map((type) => {
 			const separator = type.indexOf(':');
+			const lengths = type.slice(0, separator);
 			return {
-				lengths: type.slice(0, separator).split(',').map(Number),
+				lengths: lengths === '' ? plan[4] : lengths.split(',').map(Number),
 				pattern: type.slice(separator + 1),
 			};
 		}),
@@ -319,7 +320,8 @@ function wrongLength(nationalNumber: string, plan: Plan, national: boolean): str
 function notANumberThere(e164: string, plan: Plan, national: boolean): string {
 	const read = `+${plan.callingCode} ${e164.slice(plan.callingCode.length + 1)}`;
 	const fix = national ? `check it, or ${ANOTHER_COUNTRY}` : 'check it';
-	return `is not a valid number of ${place(plan, national)}: read as ${read}, which is not how its numbers start: ${fix}`;
+	const length = e164.length - plan.callingCode.length - 1;
+	return `is not a valid number of ${place(plan, national)}: read as ${read}, but no fixed-line, mobile or other number there starts like that with ${length} digits: ${fix}`;
 }
 
 /**
