@@ -46,18 +46,23 @@ export interface LibraryReading {
 
 /**
  * What libphonenumber-js reads in `text` with this default country. Without one the library
- * knows no international call prefix; a leading 00 is then read as + (the node's documented
- * reading), so the library is asked about the + form.
+ * knows no international call prefix, not even 00: it reads only numbers written with +.
  */
 export function libraryReading(text: string, defaultCountry?: CountryCode): LibraryReading {
-	const asked = defaultCountry ? text : text.replace(/^(\D*)00/, '$1+');
 	try {
-		const number = parsePhoneNumber(asked, defaultCountry ? { defaultCountry } : {});
+		const number = parsePhoneNumber(text, defaultCountry ? { defaultCountry } : {});
 		return { e164: number.number, possible: number.isPossible(), valid: number.isValid() };
 	} catch {
 		return { possible: false, valid: false };
 	}
 }
+
+/**
+ * Written with a leading 00. Where the library does not read that 00 as calling abroad (no
+ * Default Country, or one that calls abroad otherwise) and finds no valid number, the node
+ * refuses it even with Validate Phone off: the writer meant an international number.
+ */
+export const writtenWith00 = (text: string) => /^\D*00/.test(text);
 
 export const EXAMPLE_COUNTRIES = Object.keys(examples) as CountryCode[];
 

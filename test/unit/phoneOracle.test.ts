@@ -6,10 +6,13 @@
  * Default Country. The expected numbers are the library's readings, never the node's.
  */
 import fc from 'fast-check';
+import type { CountryCode } from 'libphonenumber-js';
 
 import { normalizePhone } from '../../nodes/LeadCallAccess/helpers/phone';
 import type { Verdict } from '../../devkit/phone/oracle';
 import {
+	EXAMPLE_COUNTRIES,
+	exampleFormats,
 	judge,
 	libraryCountry,
 	libraryReading,
@@ -64,6 +67,42 @@ describe('phone numbers against libphonenumber-js', () => {
 			.map((number) => judge(node(false), number))
 			.filter(({ sent, library }) => sent !== undefined && sent !== library.e164);
 		expect(show(differing)).toEqual([]);
+	});
+
+	test('a leading 00 the library does not read as calling abroad: refused even with Validate Phone off, saying to write +', () => {
+		// Every example number with 00 and no Default Country (the library reads none), and a
+		// Hungarian number with 00 in every country (the library reads 00 nationally where the
+		// country calls abroad otherwise, e.g. 011 in the US).
+		const hungarian = exampleFormats('HU' as CountryCode).international.slice(1);
+		const cases = EXAMPLE_COUNTRIES.flatMap((country) => [
+			{ text: `00 ${exampleFormats(country).international.slice(1)}`, defaultCountry: '' },
+			{ text: `00 ${hungarian}`, defaultCountry: country },
+		]);
+		// Not read as calling abroad: no reading, or one with the Default Country's own calling code.
+		const unread = cases.filter(({ text, defaultCountry }) => {
+			const reading = libraryReading(text, libraryCountry(defaultCountry) ?? undefined);
+			const ownCode =
+				defaultCountry && `+${exampleFormats(defaultCountry as CountryCode).callingCode}`;
+			const national = reading.e164 === undefined || (ownCode && reading.e164.startsWith(ownCode));
+			return national && !(reading.possible && reading.valid);
+		});
+		expect(unread.filter(({ defaultCountry }) => defaultCountry === '')).toHaveLength(
+			EXAMPLE_COUNTRIES.length,
+		);
+		expect(unread.length).toBeGreaterThan(EXAMPLE_COUNTRIES.length + 40);
+		const accepted = unread
+			.map(({ text, defaultCountry }) => ({
+				text,
+				defaultCountry,
+				result: normalizePhone(text, defaultCountry, { validate: false }),
+			}))
+			.filter(
+				({ result }) =>
+					result.ok ||
+					!result.always ||
+					!/^starts with 00, .*write it with \+ instead of 00 \(\+\d/.test(result.reason),
+			);
+		expect(accepted).toEqual([]);
 	});
 
 	test("any digits after any prefix, in any country: the library's reading or refused", () => {
