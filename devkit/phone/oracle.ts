@@ -4,10 +4,13 @@
  * people write). Shared by the unit oracle test, the reliability fuzz model and
  * `npm run phone:measure`. Nothing here uses the node's own normaliser.
  */
+import fc from 'fast-check';
 import type { CountryCode } from 'libphonenumber-js';
-import { parsePhoneNumber } from 'libphonenumber-js';
+// The full ("max") metadata: it reads numbers as the default "min" one does, but judges validity by
+// every number type of every country (min finds +49 12032024, from "12/03/2024", valid; max does not).
+import { parsePhoneNumber } from 'libphonenumber-js/max';
 import examples from 'libphonenumber-js/examples.mobile.json';
-import libraryMetadata from 'libphonenumber-js/metadata.min.json';
+import libraryMetadata from 'libphonenumber-js/metadata.max.json';
 
 type LibraryPlan = unknown[];
 const metadata = libraryMetadata as unknown as {
@@ -43,18 +46,23 @@ export interface LibraryReading {
 
 /**
  * What libphonenumber-js reads in `text` with this default country. Without one the library
- * knows no international call prefix; a leading 00 is then read as + (the node's documented
- * reading), so the library is asked about the + form.
+ * knows no international call prefix, not even 00: it reads only numbers written with +.
  */
 export function libraryReading(text: string, defaultCountry?: CountryCode): LibraryReading {
-	const asked = defaultCountry ? text : text.replace(/^(\D*)00/, '$1+');
 	try {
-		const number = parsePhoneNumber(asked, defaultCountry ? { defaultCountry } : {});
+		const number = parsePhoneNumber(text, defaultCountry ? { defaultCountry } : {});
 		return { e164: number.number, possible: number.isPossible(), valid: number.isValid() };
 	} catch {
 		return { possible: false, valid: false };
 	}
 }
+
+/**
+ * Written with a leading 00. Where the library does not read that 00 as calling abroad (no
+ * Default Country, or one that calls abroad otherwise) and finds no valid number, the node
+ * refuses it even with Validate Phone off: the writer meant an international number.
+ */
+export const writtenWith00 = (text: string) => /^\D*00/.test(text);
 
 export const EXAMPLE_COUNTRIES = Object.keys(examples) as CountryCode[];
 
@@ -133,6 +141,31 @@ export function writtenNumbers(): WrittenNumber[] {
 	}
 	return written;
 }
+
+/**
+ * Random digits after the prefixes that change a reading (national prefixes 0, 8, 06, 1, 15;
+ * international 00, 011; +calling code; non-geographic +800...), with the country's two-letter
+ * code, its calling code or nothing as Default Country.
+ */
+export const randomWrittenNumber: fc.Arbitrary<WrittenNumber> = fc
+	.record({
+		country: fc.constantFrom(...EXAMPLE_COUNTRIES),
+		digits: fc.stringMatching(/^\d{3,16}$/),
+		prefix: fc.constantFrom('', '0', '8', '06', '1', '15', '00', '011', '+', '9', '01', '+ng'),
+		nonGeographic: fc.constantFrom(...NON_GEOGRAPHIC_CALLING_CODES),
+		defaultCountry: fc.constantFrom('country', 'calling code', 'none'),
+	})
+	.map(({ country, digits, prefix, nonGeographic, defaultCountry }) => {
+		const { callingCode } = exampleFormats(country);
+		const text =
+			prefix === '+'
+				? `+${callingCode}${digits}`
+				: prefix === '+ng'
+					? `+${nonGeographic}${digits}`
+					: `${prefix}${digits}`;
+		const setting = { country, 'calling code': callingCode, none: '' }[defaultCountry];
+		return { text, defaultCountry: setting, country, form: 'random' };
+	});
 
 /** A phone normaliser under test: the E.164 number it would send, or undefined when it refuses. */
 export type Normaliser = (text: string, defaultCountry: string) => string | undefined;

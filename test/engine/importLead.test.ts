@@ -163,6 +163,28 @@ describe('Import Lead through the execution engine', () => {
 		);
 	});
 
+	test('with Validate Phone off, a number whose 00 is not calling abroad still fails before any request; others are sent as read', async () => {
+		const workflow = workflowFrom('importLeads', {
+			items: [
+				{ phone: '00 1 415 555 2671', name: '00 in the US' },
+				{ phone: '011 44 20 7946 0958', name: '011 in the US' },
+				{ phone: '415 555 01', name: 'too short' },
+			],
+			parameters: { options: { defaultCountryCode: 'US', validatePhone: false } },
+		});
+		const result = await run(workflow, credentials());
+		expect(apiBodies().map((body) => body.phone_e164)).toEqual([
+			libraryReading('011 44 20 7946 0958', 'US').e164,
+			libraryReading('415 555 01', 'US').e164,
+		]);
+		expect(result.errors.map((item) => [item.name, item.error])).toEqual([
+			[
+				'00 in the US',
+				'phone_e164: "00 1 415 555 2671" starts with 00, which is not how United States (+1), the Default Country, calls abroad (it dials 011): if it is an international number, write it with + instead of 00 (+1 415 555 2671); if not, check it',
+			],
+		]);
+	});
+
 	test('an invalid phone fails its own item without spending a request; the others go through', async () => {
 		const workflow = workflowFrom('importLeads', {
 			items: [

@@ -55,16 +55,43 @@ describe('normalizePhone refusals', () => {
 		[
 			'06 20 123 45',
 			'HU',
-			/^is not a valid number of Hungary \(\+36\), the Default Country: read as \+36 062012345, which is not how its numbers start: check it, or if/,
+			/^is not a valid number of Hungary \(\+36\), the Default Country: read as \+36 062012345, but no fixed-line, mobile or other number there starts like that with 9 digits: check it, or if/,
 		],
 		[
 			'+1 055 555 2671',
 			undefined,
-			/^is not a valid number of United States \(\+1\): read as \+1 0555552671, which is not how its numbers start: check it$/,
+			/^is not a valid number of United States \(\+1\): read as \+1 0555552671, but no fixed-line, mobile or other number there starts like that with 10 digits: check it$/,
+		],
+		// A leading 00 that is not calling abroad: refused even with Validate Phone off (below).
+		[
+			'00 1 415 555 2671',
+			'US',
+			/^starts with 00, which is not how United States \(\+1\), the Default Country, calls abroad \(it dials 011\): if it is an international number, write it with \+ instead of 00 \(\+1 415 555 2671\); if not, check it$/,
+		],
+		[
+			'Tel: 0044 20 7946 0958',
+			undefined,
+			/^starts with 00, which is read as calling abroad only with a Default Country: write it with \+ instead of 00 \(\+44 20 7946 0958\), or set the Default Country$/,
+		],
+		// The plan's pattern fits, but none of its number types (libphonenumber's "max" data).
+		[
+			'12/03/2024',
+			'DE',
+			/^is not a valid number of Germany \(\+49\), the Default Country: read as \+49 12032024, but no fixed-line, mobile or other number there starts like that with 8 digits: check it, or if/,
 		],
 	])('%j with Default Country %j', (raw, defaultCountry, reason) => {
 		const result = normalizePhone(raw, defaultCountry);
 		expect(result.ok ? result.e164 : result.reason).toMatch(reason);
+	});
+
+	test.each([
+		['00 1 415 555 2671', 'US'],
+		['0044 20 7946 0958', ''],
+	])('with Validate Phone off, %j with Default Country %j is still refused', (raw, country) => {
+		expect(normalizePhone(raw, country, { validate: false })).toMatchObject({
+			ok: false,
+			always: true,
+		});
 	});
 
 	test('with Validate Phone off, a number its country cannot have is sent as read', () => {

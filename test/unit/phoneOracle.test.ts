@@ -6,16 +6,17 @@
  * Default Country. The expected numbers are the library's readings, never the node's.
  */
 import fc from 'fast-check';
+import type { CountryCode } from 'libphonenumber-js';
 
 import { normalizePhone } from '../../nodes/LeadCallAccess/helpers/phone';
 import type { Verdict } from '../../devkit/phone/oracle';
 import {
 	EXAMPLE_COUNTRIES,
-	NON_GEOGRAPHIC_CALLING_CODES,
 	exampleFormats,
 	judge,
 	libraryCountry,
 	libraryReading,
+	randomWrittenNumber,
 	writtenNumbers,
 } from '../../devkit/phone/oracle';
 
@@ -68,38 +69,50 @@ describe('phone numbers against libphonenumber-js', () => {
 		expect(show(differing)).toEqual([]);
 	});
 
-	test("any digits after any prefix, in any country: the library's reading or refused", () => {
-		const number = fc.record({
-			country: fc.constantFrom(...EXAMPLE_COUNTRIES),
-			digits: fc.stringMatching(/^\d{3,16}$/),
-			prefix: fc.constantFrom('', '0', '8', '06', '1', '15', '00', '011', '+', '9', '01', '+ng'),
-			nonGeographic: fc.constantFrom(...NON_GEOGRAPHIC_CALLING_CODES),
-			defaultCountry: fc.constantFrom('country', 'calling code', 'none'),
-			validate: fc.boolean(),
+	test('a leading 00 the library does not read as calling abroad: refused even with Validate Phone off, saying to write +', () => {
+		// Every example number with 00 and no Default Country (the library reads none), and a
+		// Hungarian number with 00 in every country (the library reads 00 nationally where the
+		// country calls abroad otherwise, e.g. 011 in the US).
+		const hungarian = exampleFormats('HU' as CountryCode).international.slice(1);
+		const cases = EXAMPLE_COUNTRIES.flatMap((country) => [
+			{ text: `00 ${exampleFormats(country).international.slice(1)}`, defaultCountry: '' },
+			{ text: `00 ${hungarian}`, defaultCountry: country },
+		]);
+		// Not read as calling abroad: no reading, or one with the Default Country's own calling code.
+		const unread = cases.filter(({ text, defaultCountry }) => {
+			const reading = libraryReading(text, libraryCountry(defaultCountry) ?? undefined);
+			const ownCode =
+				defaultCountry && `+${exampleFormats(defaultCountry as CountryCode).callingCode}`;
+			const national = reading.e164 === undefined || (ownCode && reading.e164.startsWith(ownCode));
+			return national && !(reading.possible && reading.valid);
 		});
+		expect(unread.filter(({ defaultCountry }) => defaultCountry === '')).toHaveLength(
+			EXAMPLE_COUNTRIES.length,
+		);
+		expect(unread.length).toBeGreaterThan(EXAMPLE_COUNTRIES.length + 40);
+		const accepted = unread
+			.map(({ text, defaultCountry }) => ({
+				text,
+				defaultCountry,
+				result: normalizePhone(text, defaultCountry, { validate: false }),
+			}))
+			.filter(
+				({ result }) =>
+					result.ok ||
+					!result.always ||
+					!/^starts with 00, .*write it with \+ instead of 00 \(\+\d/.test(result.reason),
+			);
+		expect(accepted).toEqual([]);
+	});
+
+	test("any digits after any prefix, in any country: the library's reading or refused", () => {
 		fc.assert(
-			fc.property(
-				number,
-				({ country, digits, prefix, nonGeographic, defaultCountry, validate }) => {
-					const { callingCode } = exampleFormats(country);
-					const text =
-						prefix === '+'
-							? `+${callingCode}${digits}`
-							: prefix === '+ng'
-								? `+${nonGeographic}${digits}`
-								: `${prefix}${digits}`;
-					const setting = { country, 'calling code': callingCode, none: '' }[defaultCountry];
-					const verdict = judge(node(validate), {
-						text,
-						defaultCountry: setting,
-						country,
-						form: 'random',
-					});
-					if (verdict.sent === undefined) return;
-					expect(verdict.sent).toBe(verdict.library.e164);
-					if (validate) expect(verdict.outcome).toBe('right');
-				},
-			),
+			fc.property(randomWrittenNumber, fc.boolean(), (number, validate) => {
+				const verdict = judge(node(validate), number);
+				if (verdict.sent === undefined) return;
+				expect(verdict.sent).toBe(verdict.library.e164);
+				if (validate) expect(verdict.outcome).toBe('right');
+			}),
 			{ numRuns: Number(process.env.PHONE_RANDOM_RUNS ?? 5000) },
 		);
 	});

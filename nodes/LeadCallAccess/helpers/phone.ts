@@ -10,7 +10,12 @@ import { PHONE_METADATA } from './phoneMetadata';
 
 const E164_PATTERN = /^\+[1-9]\d{6,14}$/;
 
-export type PhoneResult = { ok: true; e164: string } | { ok: false; reason: string };
+/**
+ * `always`: refused whether Validate Phone is on or off, because what was written is not the
+ * number the library reads from it (a leading 00 that is not the way to call abroad).
+ */
+export type PhoneResult =
+	{ ok: true; e164: string } | { ok: false; reason: string; always?: boolean };
 
 /** A country or calling code resolved to the country whose rules apply, or why it cannot be. */
 type DefaultCountry = { country?: string; problem?: string };
@@ -24,7 +29,7 @@ interface Plan {
 	nationalPrefixForParsing: string;
 	nationalPrefixTransformRule: string;
 	leadingDigits: string;
-	/** Number types (fixed line, mobile...), where the data keeps them: they decide validity. */
+	/** Number types (fixed line, mobile...): a number fitting one of them is valid. */
 	types: Array<{ lengths: number[]; pattern: string }>;
 }
 
@@ -45,11 +50,12 @@ function toPlan(plan: PhonePlan): Plan {
 		nationalPrefixForParsing: plan[5],
 		nationalPrefixTransformRule: plan[6],
 		leadingDigits: plan[7],
-		// "lengths:pattern"
+		// "lengths:pattern"; no lengths: the plan's
 		types: plan[8].map((type) => {
 			const separator = type.indexOf(':');
+			const lengths = type.slice(0, separator);
 			return {
-				lengths: type.slice(0, separator).split(',').map(Number),
+				lengths: lengths === '' ? plan[4] : lengths.split(',').map(Number),
 				pattern: type.slice(separator + 1),
 			};
 		}),
@@ -181,12 +187,9 @@ type Split = { callingCode?: string; rest: string } | { problem: string };
 function splitCallingCode(digits: string, defaultPlan: Plan | undefined): Split {
 	let international = digits;
 	if (!digits.startsWith('+')) {
-		// Without a default country libphonenumber knows no international call prefix; the node
-		// reads 00, the prefix ITU-T recommends and most countries use, as it always did.
-		const afterPrefix = withoutInternationalPrefix(
-			digits,
-			defaultPlan?.internationalPrefix ?? '00',
-		);
+		// Without a default country libphonenumber knows no international call prefix (not even 00).
+		const afterPrefix =
+			defaultPlan && withoutInternationalPrefix(digits, defaultPlan.internationalPrefix);
 		if (afterPrefix === undefined || afterPrefix === digits) {
 			const shorter = defaultPlan && withoutOwnCallingCode(digits, defaultPlan);
 			return shorter ? { callingCode: defaultPlan.callingCode, rest: shorter } : { rest: digits };
@@ -316,10 +319,29 @@ function wrongLength(nationalNumber: string, plan: Plan, national: boolean): str
 	return `is not a possible number of ${place(plan, national)} (${lengths}): ${fix}`;
 }
 
+/** The number as written, with + in place of its leading 00: what to write instead. */
+const withPlus = (text: string) => text.replace(/^(\D*)0[\s.\-/]*0[\s.\-/]*/, '$1+');
+
+/**
+ * A leading 00 the number is not read with: without a Default Country libphonenumber reads no
+ * prefix for calling abroad, and a country that calls abroad otherwise (011 in the US) reads 00
+ * as the start of a national number, which then rarely exists.
+ */
+function unreadZeroZero(text: string, plan: Plan | undefined): string {
+	const fix = `write it with + instead of 00 (${withPlus(text)})`;
+	if (!plan)
+		return `starts with 00, which is read as calling abroad only with a Default Country: ${fix}, or set the Default Country`;
+	const dials = /^\d+$/.test(plan.internationalPrefix)
+		? ` (it dials ${plan.internationalPrefix})`
+		: '';
+	return `starts with 00, which is not how ${place(plan, true)}, calls abroad${dials}: if it is an international number, ${fix}; if not, check it`;
+}
+
 function notANumberThere(e164: string, plan: Plan, national: boolean): string {
 	const read = `+${plan.callingCode} ${e164.slice(plan.callingCode.length + 1)}`;
 	const fix = national ? `check it, or ${ANOTHER_COUNTRY}` : 'check it';
-	return `is not a valid number of ${place(plan, national)}: read as ${read}, which is not how its numbers start: ${fix}`;
+	const length = e164.length - plan.callingCode.length - 1;
+	return `is not a valid number of ${place(plan, national)}: read as ${read}, but no fixed-line, mobile or other number there starts like that with ${length} digits: ${fix}`;
 }
 
 /**
@@ -348,6 +370,11 @@ export function normalizePhone(
 	if ('problem' in split) return { ok: false, reason: split.problem };
 	const national = split.callingCode === undefined;
 	const plan = national ? defaultPlan : callingCodePlan(split.callingCode!);
+	// 00 was not read as calling abroad: the number is what the library reads only when it exists.
+	const unreadPrefix = national && digits.startsWith('00');
+	if (!plan && unreadPrefix) {
+		return { ok: false, always: true, reason: unreadZeroZero(part.text, plan) };
+	}
 	if (!plan) {
 		return {
 			ok: false,
@@ -357,6 +384,11 @@ export function normalizePhone(
 		};
 	}
 	const nationalNumber = nationalNumberOf(split.rest, plan);
+	const rules = lengthPlan(plan, nationalNumber);
+	const possible = checkLength(nationalNumber, rules) === 'IS_POSSIBLE';
+	if (unreadPrefix && !(possible && isValidNumber(nationalNumber, rules))) {
+		return { ok: false, always: true, reason: unreadZeroZero(part.text, plan) };
+	}
 	if (nationalNumber.length < MIN_NATIONAL_LENGTH) {
 		return { ok: false, reason: 'is too short to be a phone number' };
 	}
@@ -364,8 +396,7 @@ export function normalizePhone(
 		return { ok: false, reason: 'is too long to be a phone number' };
 	}
 	const e164 = `+${plan.callingCode}${nationalNumber}`;
-	const rules = lengthPlan(plan, nationalNumber);
-	if (validate && checkLength(nationalNumber, rules) !== 'IS_POSSIBLE') {
+	if (validate && !possible) {
 		return { ok: false, reason: wrongLength(nationalNumber, rules, national) };
 	}
 	if (validate && !isValidNumber(nationalNumber, rules)) {

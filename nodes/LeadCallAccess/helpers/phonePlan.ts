@@ -4,7 +4,8 @@
  * One numbering plan: calling code, English name, international call prefix (pattern), national
  * number pattern, possible national number lengths, national prefix for parsing (pattern), its
  * transformation, the leading digits that select this country among those sharing its code, and
- * (where libphonenumber's compact metadata has them) its number types as "lengths:pattern".
+ * its number types (fixed line, mobile...) as "lengths:pattern", types of the same lengths joined
+ * into one pattern, no lengths meaning the plan's possible lengths.
  */
 export type PhonePlan = [
 	string,

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { libraryCountry, libraryReading } from '../../../devkit/phone/oracle';
+import { libraryCountry, libraryReading, writtenWith00 } from '../../../devkit/phone/oracle';
 
 const E164 = /^\+[1-9]\d{6,14}$/;
 
@@ -28,7 +28,9 @@ export interface LeadOptions {
  * - Validate Phone on: the library's reading when it is a possible, valid E.164 number (the node
  *   may still refuse text it does not take for one number, such as letters around digits);
  *   otherwise a local failure.
- * - Validate Phone off: the library's reading when E.164, or the text as written.
+ * - Validate Phone off: the library's reading when E.164, or the text as written; a number
+ *   written with 00 that the library finds no valid number in may also fail locally (it does
+ *   when the library did not read the 00 as calling abroad).
  */
 export function expectedLead(
 	item: { phone?: unknown; name?: unknown; campaign?: unknown; legal?: unknown; tag: string },
@@ -57,8 +59,9 @@ export function expectedLead(
 	rest.contact_type = item.tag;
 	if (options.clearLegalBasis) rest.legal_basis = null;
 	else if (legal !== '') rest.legal_basis = legal;
+	const misread00 = writtenWith00(phone) && !(reading.possible && reading.valid);
 	return {
-		local: options.validatePhone ? 'maybe' : false,
+		local: options.validatePhone || misread00 ? 'maybe' : false,
 		bodies: phones.map((phone_e164) => ({ phone_e164, ...rest })),
 	};
 }

@@ -108,7 +108,7 @@ function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDataObjec
 	if (rawPhone === '') throw problemIn(PHONE_FIELD, 'Field required (the value is empty)');
 	const validate = options.validatePhone !== false;
 	const normalized = normalizePhone(rawPhone, options.defaultCountryCode, { validate });
-	if (!normalized.ok && validate) {
+	if (!normalized.ok && (validate || normalized.always)) {
 		const problem = `"${preview(rawPhone)}" ${normalized.reason}`;
 		throw problemIn(PHONE_FIELD, problem);
 	}
