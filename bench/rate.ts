@@ -69,7 +69,7 @@ async function deployClient(
 			{
 				baseUrl: bench.emulator.baseUrl,
 				apiKey: bench.apiKey,
-				requestsPerMinute: ALLOWED_RPM,
+				requestsPerMinute: scenario.credentialRpm ?? ALLOWED_RPM,
 				windowSeconds: LIMIT.windowMs / 1000,
 			},
 			{ saveSuccess: false },
@@ -97,6 +97,7 @@ export async function runRateScenario(
 			windowMs: LIMIT.windowMs,
 			algorithm: scenario.algorithm,
 			burst: scenario.burst,
+			headers: scenario.headers,
 		},
 		recordRequests: true,
 	});

@@ -1,5 +1,5 @@
 /** The rate-limit rows: the server's limit, and which client runs against it how. */
-import type { RateLimitAlgorithm } from '../devkit/emulator';
+import type { RateLimitAlgorithm, RateLimitHeaderStyle } from '../devkit/emulator';
 import type { HttpSetup } from './lib/workflows';
 import type { Limit } from './rateMetrics';
 
@@ -23,6 +23,10 @@ export interface RateScenario {
 	client: RateClient;
 	algorithm: RateLimitAlgorithm;
 	burst?: number;
+	/** The rate-limit headers the server states the key's budget in (none: no headers). */
+	headers?: RateLimitHeaderStyle;
+	/** The credential's Requests per Minute, when not the server's rate. */
+	credentialRpm?: number;
 	leads: number;
 	/** Concurrent executions of the workflow in each n8n process. */
 	executions?: number;
@@ -32,7 +36,8 @@ export interface RateScenario {
 	otherClientShare?: number;
 	/**
 	 * 'fastest': time ÷ fastest ≤ 1.05 and 0 × 429 (window servers told the true budget).
-	 * 'learn': ≤ 1 × 429, then ≥ 0.95 of the rate (token bucket without burst). 'correct': 0 lost.
+	 * 'learn': ≤ 1 × 429, then ≥ 0.95 of the rate (token bucket without burst; a credential above
+	 * the limit the server states). 'correct': 0 lost.
 	 */
 	target: 'fastest' | 'learn' | 'correct' | 'none';
 	/** Runs of the row (each with a fresh key); the row reports their median and worst case. */
@@ -76,6 +81,26 @@ export const RATE_SCENARIOS: RateScenario[] = [
 		burst: LIMIT.requests,
 		leads: LEADS,
 		target: 'correct',
+	},
+	{
+		label: 'Lead & Call Access',
+		client: 'ours',
+		repeats: OUR_REPEATS,
+		algorithm: 'token-bucket',
+		burst: LIMIT.requests,
+		headers: 'ietf',
+		leads: LEADS,
+		target: 'fastest',
+	},
+	{
+		label: 'Lead & Call Access, credential says twice the limit',
+		client: 'ours',
+		repeats: OUR_REPEATS,
+		algorithm: 'sliding-log',
+		headers: 'x-ratelimit-epoch',
+		credentialRpm: 2 * ALLOWED_RPM,
+		leads: LEADS,
+		target: 'learn',
 	},
 	{
 		label: 'HTTP Request, defaults',
@@ -158,7 +183,9 @@ export function initialAllowance(scenario: RateScenario): number {
 }
 
 export function serverLabel(scenario: RateScenario): string {
-	return scenario.algorithm === 'token-bucket'
-		? `token-bucket, burst ${scenario.burst ?? LIMIT.requests}`
-		: scenario.algorithm;
+	const server =
+		scenario.algorithm === 'token-bucket'
+			? `token-bucket, burst ${scenario.burst ?? LIMIT.requests}`
+			: scenario.algorithm;
+	return scenario.headers ? `${server}, headers ${scenario.headers}` : server;
 }

@@ -31,6 +31,11 @@ jest.setTimeout(120_000);
 /** A key of its own, so no other test's pacing state touches the shared-budget test. */
 const SHARED_KEY = `pf_live_${'e2eSharedBudget_'.padEnd(43, 's')}`;
 const RECORDING_BYTES = 48 * 1024;
+/** Keys of their own, so each header test starts from a fresh budget. */
+const STATED_KEYS = {
+	ietf: `pf_live_${'e2eStatedIetf_'.padEnd(43, 'i')}`,
+	'x-ratelimit-epoch': `pf_live_${'e2eStatedEpoch_'.padEnd(43, 'e')}`,
+} as const;
 
 let session: Session;
 beforeAll(async () => {
@@ -41,6 +46,7 @@ beforeAll(async () => {
 			keys: [
 				...DEMO_KEY_SCOPES,
 				{ key: SHARED_KEY, scopes: ['leads:write', 'calls:read', 'recordings:read'] },
+				...Object.values(STATED_KEYS).map((key) => ({ key, scopes: ['leads:write' as const] })),
 			],
 		},
 	});
@@ -110,6 +116,37 @@ describe('one key, one budget per n8n process', () => {
 		const span = requests[requests.length - 1].at - requests[0].at;
 		expect(span).toBeGreaterThanOrEqual(2 * 3000);
 	});
+});
+
+describe("a service that states the key's budget in rate-limit headers", () => {
+	// The headers reach the node through n8n's own request helper on each line; the pacing itself
+	// is covered in the engine suite (test/engine/rateLimitHeaders.test.ts).
+	test.each(['ietf', 'x-ratelimit-epoch'] as const)(
+		'%s: a credential that overstates the limit keeps to the stated one (at most one 429)',
+		async (headers) => {
+			// The server allows 4 per 3 s; the credential says 6 per 3 s (120 per minute, windows
+			// shortened to 3 s).
+			session.emulator.setRateLimit({
+				limit: 4,
+				windowMs: 3000,
+				algorithm: 'sliding-log',
+				headers,
+			});
+			const credential = session.credential(`stated-${headers}`, {
+				apiKey: STATED_KEYS[headers],
+				requestsPerMinute: 120,
+				rateWindowSeconds: 3,
+			});
+			await session.server.createCredential(credential);
+			const result = await run(importLead(), leads(10, 200), credential);
+			expect(result.success).toHaveLength(10);
+			const requests = session.emulator.requests;
+			expect(countStatus(requests, 429)).toBeLessThanOrEqual(1);
+			// 10 leads at 4 per window: the last ones leave two windows after the first.
+			const accepted = requests.filter((request) => request.status !== 429);
+			expect(accepted[accepted.length - 1].at - accepted[0].at).toBeGreaterThanOrEqual(2 * 3000);
+		},
+	);
 });
 
 test('stopping an execution that waits on 429s ends the wait: nothing more is sent', async () => {
