@@ -36,10 +36,11 @@ export interface RateScenario {
 	otherClientShare?: number;
 	/**
 	 * 'fastest': time ÷ fastest ≤ 1.05 and 0 × 429 (window servers told the true budget).
-	 * 'learn': ≤ 1 × 429, then ≥ 0.95 of the rate (token bucket without burst; a credential above
-	 * the limit the server states). 'correct': 0 lost.
+	 * 'learn': ≤ 1 × 429, then ≥ 0.95 of the rate (token bucket without burst). 'stated': ≤ 1 × 429
+	 * and time ÷ fastest ≤ 1 ÷ 0.95 (a credential above the limit the server states). 'correct':
+	 * 0 lost.
 	 */
-	target: 'fastest' | 'learn' | 'correct' | 'none';
+	target: 'fastest' | 'learn' | 'stated' | 'correct' | 'none';
 	/** Runs of the row (each with a fresh key); the row reports their median and worst case. */
 	repeats?: number;
 }
@@ -100,7 +101,7 @@ export const RATE_SCENARIOS: RateScenario[] = [
 		headers: 'x-ratelimit-epoch',
 		credentialRpm: 2 * ALLOWED_RPM,
 		leads: LEADS,
-		target: 'learn',
+		target: 'stated',
 	},
 	{
 		label: 'HTTP Request, defaults',

@@ -32,8 +32,9 @@ export function summarize(measured: Measured): string[] {
 		};
 		const windows = ours.filter((r) => r.scenario.target === 'fastest');
 		const learn = ours.filter((r) => r.scenario.target === 'learn');
+		const stated = ours.filter((r) => r.scenario.target === 'stated');
 		lines.push(
-			`Rate budget in a real n8n: window servers told the true budget ${verdict('fastest')} (worst time ÷ fastest ${fixed(Math.max(...windows.map((r) => r.outcome.timeRatio)), 3)}, ${windows.reduce((n, r) => n + r.outcome.rateLimited, 0)} × 429; target ≤ 1.05, 0 × 429); token bucket without burst ${verdict('learn')} (at most ${Math.max(0, ...learn.map((r) => r.outcome.rateLimited))} × 429 per run; target ≤ 1, then ≥ 0.95 of the rate); stricter servers (burst = limit, another client, two n8n processes) ${verdict('correct')} (0 lost); ${ours.reduce((n, r) => n + r.lost, 0)} leads lost in all.`,
+			`Rate budget in a real n8n: servers told the true budget ${verdict('fastest')} (worst time ÷ fastest ${fixed(Math.max(...windows.map((r) => r.outcome.timeRatio)), 3)}, ${windows.reduce((n, r) => n + r.outcome.rateLimited, 0)} × 429; target ≤ 1.05, 0 × 429); token bucket without burst ${verdict('learn')} (at most ${Math.max(0, ...learn.map((r) => r.outcome.rateLimited))} × 429 per run; target ≤ 1, then ≥ 0.95 of the rate); a credential above the limit the server states ${verdict('stated')} (worst time ÷ fastest ${fixed(Math.max(...stated.map((r) => r.outcome.timeRatio)), 3)}, at most ${Math.max(0, ...stated.map((r) => r.outcome.rateLimited))} × 429 per run; target ≤ 1 × 429, ≥ 0.95 of fastest); stricter servers (burst = limit, another client, two n8n processes) ${verdict('correct')} (0 lost); ${ours.reduce((n, r) => n + r.lost, 0)} leads lost in all.`,
 		);
 	}
 	const http = measured.rate.filter((r) => r.scenario.client !== 'ours');
