@@ -172,7 +172,10 @@ export class RateBudget {
 		this.inFlight--;
 		// With stated windows the server's count decides, not what the 429 would teach.
 		if (this.stated.length > 0) {
-			if (!rateLimited) this.placesFreeAt.push(now + this.statedWindowMs());
+			const windowMs = this.statedWindowMs();
+			// Places not taken again within a window are given up (and the list stays small).
+			this.placesFreeAt = this.placesFreeAt.filter((at) => at + windowMs > now);
+			if (!rateLimited) this.placesFreeAt.push(now + windowMs);
 			else {
 				this.refusedAt = now;
 				// Someone else took what had freed: our freed places are theirs now.
@@ -278,9 +281,6 @@ export class RateBudget {
 	 * frees (0: one has, or we hold none and may try for one).
 	 */
 	private ownPlaceWait(now: number): number {
-		const windowMs = this.statedWindowMs();
-		// A place not taken again within a window is given up: others may have taken it.
-		this.placesFreeAt = this.placesFreeAt.filter((at) => at + windowMs > now);
 		const next = this.placesFreeAt[0];
 		return next === undefined || next <= now ? 0 : Math.ceil(next - now);
 	}
