@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * `npm run bench:queue`: Import Lead in real n8n queue mode (devkit/n8n/queue: Postgres, Redis,
  * `n8n start` and 2 or 3 `n8n worker` processes sharing one user folder), driven through the
@@ -19,7 +19,13 @@
  *                           RateLimitAlgorithm of the emulator, a token bucket with burst = limit)
  *   BENCH_QUEUE_WRITE=0     print the tables only, leaving BENCHMARKS.md alone
  *   BENCH_PACKAGE_DIR=<dir> install another build of the package (before/after comparisons)
+ *   BENCH_QUEUE_LOG=<dir>   write each row's requests to <dir>/<row>.json: ms after the first,
+ *                           status, and which execution sent it (to see where 429s and unused
+ *                           places fall)
  */
+
+import { writeFileSync } from 'fs';
+import { join } from 'path';
 
 import { buildAndInstall } from '../devkit/demo/build';
 import type { RateLimitAlgorithm, RateLimitHeaderStyle } from '../devkit/emulator';
@@ -146,6 +152,8 @@ async function measureRow(
 
 		const requests = bench.emulator.requests.filter((request) => request.path === '/v1/leads');
 		const limitedAt = requests.filter((r) => r.status === 429).map((r) => r.at);
+		if (process.env.BENCH_QUEUE_LOG)
+			writeRequestLog(process.env.BENCH_QUEUE_LOG, id, requests, perExecution);
 		const workersUsed = queue.workers.filter((worker) =>
 			worker.executionIds().some((executionId) => !before.has(executionId)),
 		).length;
@@ -168,6 +176,24 @@ async function measureRow(
 	} finally {
 		await bench.stop();
 	}
+}
+
+/** Each request of a row: ms after the row's first, status, and the execution its lead came from. */
+function writeRequestLog(
+	dir: string,
+	id: string,
+	requests: Array<{ at: number; status: number | string; body: string }>,
+	leadsPerExecution: number,
+): void {
+	const log = requests.map((request) => {
+		const lead = Number(/Lead (\d+)/.exec(request.body)?.[1]);
+		return {
+			ms: request.at - requests[0].at,
+			status: request.status,
+			execution: Math.floor(lead / leadsPerExecution),
+		};
+	});
+	writeFileSync(join(dir, `${id}.json`), JSON.stringify(log));
 }
 
 /** NaN when the row lost leads: a fast failure is not a fast import. */

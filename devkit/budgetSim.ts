@@ -128,7 +128,9 @@ export function simulate(server: SimServer, processes: SimProcess[], seed = 1): 
 		});
 		let waiting = process.leads;
 		const attempt = () => {
-			const departure = budget.departOrWait(clock.now);
+			// How many more requests the process has to send, this one included.
+			const pending = process.leads - result.accepted.length;
+			const departure = budget.departOrWait(clock.now, pending);
 			if (typeof departure === 'number') {
 				clock.at(clock.now + departure, attempt);
 				return;

@@ -7,9 +7,22 @@ import { libraryCountry, libraryReading } from '../../devkit/phone/oracle';
 import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
 import { run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
 import { leads } from '../../devkit/workflows';
+import { pendingRequests } from '../../nodes/shared/transport/pendingWork';
 
 describe('Import Lead through the execution engine', () => {
 	const { emulator, credentials } = useEmulator();
+
+	test('a run tells the rate budget what it still has to send only while it runs, also when it stops at a failing item', async () => {
+		for (const onError of ['continueErrorOutput', 'stopWorkflow'] as const) {
+			const workflow = workflowFrom('importLeads', {
+				items: [{ phone: '+14155550001' }, { phone: 'call me maybe' }, { phone: '+14155550003' }],
+				onError,
+			});
+			await run(workflow, credentials());
+			expect(pendingRequests()).toBe(Infinity);
+		}
+		expect(emulator().requests.length).toBeGreaterThanOrEqual(3);
+	});
 
 	const apiBodies = () =>
 		emulator()

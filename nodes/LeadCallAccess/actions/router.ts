@@ -4,6 +4,7 @@ import type { NodeError } from '../../shared/errors';
 import { operationError, statusOf, toNodeError, validationDetailsOf } from '../../shared/errors';
 import { resources } from './resources';
 import { findOperation } from './operation';
+import { expectRequests, runEnded } from '../../shared/transport/pendingWork';
 
 /**
  * With "Continue" every item is sent whatever happens to the others, so items run a few at a
@@ -36,7 +37,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operation = this.getNodeParameter('operation', 0) as string;
-	const execute = findOperation(resources, resource, operation)?.execute;
+	const declared = findOperation(resources, resource, operation);
+	const execute = declared?.execute;
 	if (execute === undefined) {
 		throw operationError(
 			this.getNode(),
@@ -57,14 +59,25 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	};
 
 	const results: INodeExecutionData[][] = new Array(items.length);
+	// What this run still has to send, for the rate budget's end of run (pendingWork.ts).
+	const requestsPerItem = declared?.requestsPerItem ?? Infinity;
+	const toSend = (itemsLeft: number) => (itemsLeft === 0 ? 0 : itemsLeft * requestsPerItem);
 	let nextItem = 0;
+	let itemsDone = 0;
 	const worker = async () => {
 		while (nextItem < items.length) {
 			const itemIndex = nextItem++;
 			results[itemIndex] = await runItem(itemIndex);
+			itemsDone++;
+			expectRequests(this, toSend(items.length - itemsDone));
 		}
 	};
 	const workers = continueOnFail ? Math.min(CONCURRENT_ITEMS_WHEN_CONTINUING, items.length) : 1;
-	await Promise.all(Array.from({ length: workers }, worker));
+	expectRequests(this, toSend(items.length));
+	try {
+		await Promise.all(Array.from({ length: workers }, worker));
+	} finally {
+		runEnded(this);
+	}
 	return [results.flat()];
 }

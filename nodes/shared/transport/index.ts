@@ -16,6 +16,7 @@ import {
 } from '../errors';
 import type { RateBudget } from './pacer';
 import { budgetForKey } from './pacer';
+import { pendingRequests } from './pendingWork';
 import { readRateLimitHeaders } from './rateLimitHeaders';
 import type { ApiResponse } from './response';
 import { toApiResponse } from './response';
@@ -126,8 +127,9 @@ async function attempt(
 	options: IHttpRequestOptions,
 	credentialsDecrypted: ICredentialsDecrypted,
 ): Promise<ApiResponse | { networkErrorCode: string }> {
-	let departure = budget.departOrWait(Date.now());
-	for (; typeof departure === 'number'; departure = budget.departOrWait(Date.now())) {
+	const departOrWait = () => budget.departOrWait(Date.now(), pendingRequests());
+	let departure = departOrWait();
+	for (; typeof departure === 'number'; departure = departOrWait()) {
 		await pause.call(this, departure);
 	}
 	try {

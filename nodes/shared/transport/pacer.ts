@@ -24,12 +24,19 @@ import type { StatedWindow } from './rateLimitHeaders';
  * remaining, less the requests in flight, is zero; it leaves when the window resets (one request
  * first, whose answer states the new remaining: a sliding window or a token bucket refills by
  * less than its limit). Processes sharing the key (queue mode) read the same count, and each
- * sees from it how much the others spend: while others spend too, a process claims only its
- * share of what remains, so their requests do not collide at the end of a window. When the
- * stated count is spent and others share the key, a reset is not a free-for-all: a process
- * goes again only when one of its own places frees (a window after it took it), so on a server
- * that refills a little at each reset (a token bucket) the processes take turns instead of
- * all sending into the same refill.
+ * sees from it how much the others spend. While others spend too, a process sends one request
+ * at a time, and only while what is left exceeds what the others may already have on the way
+ * (as many requests as its last round trips saw land from them) and the window's last few
+ * places. Each request then finds a place. The last places go to one process only: the one
+ * whose answer stated exactly that many left (every answer's count is seen by one process), once
+ * the others' requests on the way have landed. So processes sharing a key neither collide at
+ * the end of a window nor leave places unused. At the end of a run the closing process may have
+ * run out of work: a process whose remaining requests fit in what is left (pendingWork.ts) then
+ * takes them, a little later, and stops doing so for a window once refused.
+ * When the count it last saw is spent, a reset is not a free-for-all either: a process
+ * goes again only when one of its own places frees (a window after it took it), or, holding
+ * none, a few round trips after the reset, so on a server that refills a little at each reset
+ * (a token bucket) the processes take turns instead of all sending into the same refill.
  */
 const BUDGET = {
 	defaultWindowMs: 60_000,
@@ -49,13 +56,38 @@ const BUDGET = {
 	shareMemory: 0.9,
 	/** On a fresh key with stated windows: answers seen one request at a time, to see others. */
 	freshKeyAnswers: 3,
-	/**
-	 * A request may claim a place when our share of what is left exceeds our requests in
-	 * flight by this much: a place shared with others is taken from 1/4 of it (the simulated
-	 * queue mode in bench/budget.ts: fewer leaves places unused at the end of a window, more
-	 * draws 429s).
-	 */
+	/** Alone on the key, a request may claim a place while what is left exceeds those in flight. */
 	claimFrom: 0.25,
+	/** Others' requests on the way: the mean of what our last round trips saw land from them. */
+	roundTripsRemembered: 3,
+	/**
+	 * Before a round trip has shown it, others on the way follow from our share s of the count:
+	 * (1 − s) ÷ s less this, at least one (a third of the count: two others, even at s = 0.4).
+	 */
+	othersFromShareSlack: 0.35,
+	/**
+	 * ... and at most this many: a process joining a key the others have nearly spent would
+	 * otherwise hold back most of every window until its first round trip (simulated queue mode
+	 * with staggered starts, token bucket: 0.925 → 0.973 of fastest).
+	 */
+	othersFromShareAtMost: 3,
+	/**
+	 * The last places of a stated window (at most half its limit) are left to the one process
+	 * whose answer stated exactly this many left. Up to this many other processes may have a
+	 * request on the way when it does, so they never land beyond the window.
+	 */
+	closingPlaces: 3,
+	/** That process waits this many of its round trips for the others' requests to land. */
+	closingWaitRoundTrips: 2,
+	/**
+	 * A process whose remaining requests fit in the last places takes them after this many
+	 * round trips (plus one per place left), when the closing process would have filled them.
+	 */
+	endOfRunWaitRoundTrips: 8,
+	/** After a reset, a process holding no places there waits this many round trips. */
+	placelessWaitRoundTrips: 4,
+	/** A round trip counted as at least this long: timers are not exact. */
+	minRoundTripMs: 10,
 	/** A 429 while the server states the count shows others on the key for this many windows. */
 	sharedMemoryWindows: 3,
 } as const;
@@ -99,6 +131,14 @@ export class RateBudget {
 	private placesFreeAt: number[] = [];
 	/** Our last 429 while the server stated the count: someone else spent what we saw left. */
 	private refusedAt = -Infinity;
+	/** How many of the others' requests the count showed landing during our recent round trips. */
+	private othersPerRoundTrip: Array<{ at: number; count: number }> = [];
+	/** When our answer stated exactly the window's last places left: we close this window. */
+	private closingSince = -Infinity;
+	private lastRoundTripMs = 0;
+	/** How many requests this process still has to send, this one included (pendingWork.ts). */
+	private pending = Infinity;
+	private lastAnswerAt = -Infinity;
 
 	constructor(limit: BudgetLimit) {
 		this.configure(limit);
@@ -134,7 +174,8 @@ export class RateBudget {
 	 * A departure if a request may leave now (it is counted at once), otherwise the ms to wait
 	 * before asking again. Synchronous, so concurrent requests never take the same place.
 	 */
-	departOrWait(now: number): Departure | number {
+	departOrWait(now: number, pending = Infinity): Departure | number {
+		this.pending = pending;
 		if (now < this.pausedUntil) return this.pausedUntil - now;
 		if (this.limit <= 0) return { at: now, tokensBefore: Infinity, answeredAt: now };
 		const span = this.windowMs * (1 + BUDGET.margin);
@@ -169,14 +210,21 @@ export class RateBudget {
 	settle(departure: Departure, now: number, rateLimited: boolean): void {
 		if (this.limit <= 0 || departure.answeredAt !== Infinity) return;
 		departure.answeredAt = now;
+		this.lastRoundTripMs = now - departure.at;
+		this.lastAnswerAt = now;
 		this.inFlight--;
 		// With stated windows the server's count decides, not what the 429 would teach.
 		if (this.stated.length > 0) {
 			const windowMs = this.statedWindowMs();
 			// Places not taken again within a window are given up (and the list stays small).
 			this.placesFreeAt = this.placesFreeAt.filter((at) => at + windowMs > now);
-			if (!rateLimited) this.placesFreeAt.push(now + windowMs);
-			else {
+			if (!rateLimited) {
+				this.placesFreeAt.push(now + windowMs);
+				// What is left is the others' now: our freed places not taken again, they took.
+				if (this.statedRemaining() <= this.othersOnTheWay()) {
+					this.placesFreeAt = this.placesFreeAt.filter((at) => at > now);
+				}
+			} else {
 				this.refusedAt = now;
 				// Someone else took what had freed: our freed places are theirs now.
 				this.placesFreeAt = this.placesFreeAt.filter((at) => at > now);
@@ -224,8 +272,29 @@ export class RateBudget {
 		const before = this.stated.length > 0 ? tightest(this.stated) : undefined;
 		const after = tightest(windows);
 		const reset = before === undefined || now >= before.resetAtMs;
-		if (reset) this.learnShare();
+		if (reset) {
+			this.learnShare();
+			this.closingSince = -Infinity;
+		}
 		if (!rateLimited) this.counted.ours++;
+		if (!rateLimited && after.remaining > 0 && after.remaining === this.closingPlaces(after)) {
+			this.closingSince = now;
+		}
+		// Our only request on the way, answered: the count fell by it and by what others sent.
+		if (!reset && !rateLimited && before !== undefined && this.inFlight === 1) {
+			const count = Math.max(0, before.remaining - after.remaining - 1);
+			this.othersPerRoundTrip.push({ at: now, count });
+		}
+		const since = now - this.statedWindowMs();
+		this.othersPerRoundTrip = this.othersPerRoundTrip
+			.filter((trip) => trip.at > since)
+			.slice(-BUDGET.roundTripsRemembered);
+		// Our first answer after a window without answers: the count was full before our request
+		// (every server refills within a window), so what else it dropped by, others spent.
+		const idleBefore = this.recent.every((d) => d.answeredAt === Infinity);
+		if (idleBefore && !rateLimited && after.limit !== undefined) {
+			this.counted.highest = Math.max(this.counted.highest, after.limit - 1);
+		}
 		this.counted.highest = Math.max(this.counted.highest, after.remaining);
 		this.counted.lowest = Math.min(this.counted.lowest, after.remaining);
 		// Until the stated reset, the count only goes down: a higher one is an older count
@@ -261,8 +330,8 @@ export class RateBudget {
 			if (now >= window.resetAtMs) {
 				// Reset: one request at a time until an answer states the new remaining.
 				if (this.inFlight > 0) wait = Math.max(wait, BUDGET.pollMs);
-				else if (window.remaining <= 0 && this.sharedWithOthers(now)) {
-					wait = Math.max(wait, this.ownPlaceWait(now));
+				else if (window.remaining <= this.othersOnTheWay() && this.sharedWithOthers(now)) {
+					wait = Math.max(wait, this.ownPlaceWait(now, window.resetAtMs));
 				}
 				continue;
 			}
@@ -270,8 +339,10 @@ export class RateBudget {
 			const credentialLimit = this.credentialLimit / this.windowScale(window);
 			const surplus = Math.max(0, (window.limit ?? 0) - credentialLimit);
 			const remaining = window.remaining - surplus;
-			if (this.mayClaim(remaining)) continue;
-			wait = Math.max(wait, this.inFlight > 0 ? BUDGET.pollMs : Math.ceil(window.resetAtMs - now));
+			if (this.mayClaim(remaining, window, now)) continue;
+			const lastPlacesAt = remaining >= 1 ? this.lastPlacesAt(remaining) : Infinity;
+			const until = Math.min(lastPlacesAt, window.resetAtMs);
+			wait = Math.max(wait, this.inFlight > 0 ? BUDGET.pollMs : Math.ceil(until - now));
 		}
 		return wait;
 	}
@@ -280,9 +351,18 @@ export class RateBudget {
 	 * After the stated count ran out, with others on the key: the ms until one of our own places
 	 * frees (0: one has, or we hold none and may try for one).
 	 */
-	private ownPlaceWait(now: number): number {
+	private ownPlaceWait(now: number, resetAtMs: number): number {
 		const next = this.placesFreeAt[0];
-		return next === undefined || next <= now ? 0 : Math.ceil(next - now);
+		// Holding none, we try for a freed place once those whose places freed had their turn.
+		if (next === undefined) {
+			const after = resetAtMs + BUDGET.placelessWaitRoundTrips * this.roundTripMs();
+			return Math.max(0, Math.ceil(after - now));
+		}
+		return next <= now ? 0 : Math.ceil(next - now);
+	}
+
+	private roundTripMs(): number {
+		return Math.max(this.lastRoundTripMs, BUDGET.minRoundTripMs);
 	}
 
 	/** Whether others spend from this key: the count drops faster than we spend, or a 429 came. */
@@ -308,17 +388,69 @@ export class RateBudget {
 
 	/**
 	 * Whether one more request of ours fits in what the server says is left. Alone on the key:
-	 * while what is left exceeds our requests in flight. Sharing it (share s < 1): the others
-	 * have about (1 − s) ÷ s times our requests in flight, not yet in the count we read, and
-	 * we take our share s of what is left after all of them. On a fresh key, until a few answers
-	 * have shown whether anyone else spends from it, one request at a time.
+	 * while what is left exceeds our requests in flight. Sharing it: one request at a time,
+	 * while what is left exceeds what the others may have on the way and the window's last
+	 * places; those only when we close the window. On a fresh key, until a few answers have
+	 * shown whether anyone else spends from it, one request at a time.
 	 */
-	private mayClaim(remaining: number): boolean {
-		const share = this.statedShare();
+	private mayClaim(remaining: number, window: StatedWindow, now: number): boolean {
 		const fresh = this.spentByUs === 0 && this.counted.ours < BUDGET.freshKeyAnswers;
 		if (fresh && this.inFlight > 0) return false;
-		const othersInFlight = (this.inFlight * (1 - share)) / share;
-		return share * (remaining - othersInFlight) - this.inFlight >= BUDGET.claimFrom;
+		if (this.statedShare() >= 1) return remaining - this.inFlight >= BUDGET.claimFrom;
+		if (this.inFlight > 0) return false;
+		if (remaining > Math.max(this.closingPlaces(window), this.othersOnTheWay())) return true;
+		return remaining >= 1 && now >= this.lastPlacesAt(remaining);
+	}
+
+	/**
+	 * When we may take one of the window's last places: when we close the window, or when all we
+	 * still have to send fits in what is left (the end of our run: the process closing the window
+	 * may have run out of work, and a place left unused here would cost a whole window). The
+	 * latter after the closing process would have filled them, the fewer left the sooner, so
+	 * that two processes ending their runs rarely go at once.
+	 */
+	private lastPlacesAt(remaining: number): number {
+		const roundTrip = this.roundTripMs();
+		const closing =
+			this.closingSince === -Infinity
+				? Infinity
+				: this.closingSince + BUDGET.closingWaitRoundTrips * roundTrip;
+		// Refused lately: the window's places went to others still at work; ours wait for a reset.
+		const refusedLately = this.lastAnswerAt - this.refusedAt < this.statedWindowMs();
+		const ending =
+			this.pending <= remaining && !refusedLately
+				? this.lastAnswerAt + (BUDGET.endOfRunWaitRoundTrips + remaining) * roundTrip
+				: Infinity;
+		return Math.min(closing, ending);
+	}
+
+	/** How many places at the end of the window are left to the process that closes it. */
+	private closingPlaces(window: StatedWindow): number {
+		if (window.limit === undefined) return 0;
+		return Math.min(BUDGET.closingPlaces, Math.floor(window.limit / 2));
+	}
+
+	/**
+	 * How many of the others' requests may be on the way, not yet in the count we read: about
+	 * as many as landed during each of our last round trips (the others send one at a time too),
+	 * or fewer if the last one saw fewer: a process that runs out of work stops counting at once,
+	 * so the places it leaves at the end of a run are not held back for it.
+	 */
+	private othersOnTheWay(): number {
+		const trips = this.othersPerRoundTrip;
+		if (trips.length > 0) {
+			const mean = Math.round(trips.reduce((sum, trip) => sum + trip.count, 0) / trips.length);
+			return Math.min(mean, trips[trips.length - 1].count);
+		}
+		const share = this.statedShare();
+		if (share >= 1) return 0;
+		const others = Math.ceil((1 - share) / share - BUDGET.othersFromShareSlack);
+		return Math.min(BUDGET.othersFromShareAtMost, Math.max(1, others));
+	}
+
+	/** The least the stated windows have left, as of the latest answer. */
+	private statedRemaining(): number {
+		return Math.min(...this.stated.map((w) => w.remaining));
 	}
 
 	/**
