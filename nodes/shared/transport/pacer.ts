@@ -32,7 +32,7 @@ import type { StatedWindow } from './rateLimitHeaders';
  * the others' requests on the way have landed. So processes sharing a key neither collide at
  * the end of a window nor leave places unused. At the end of a run the closing process may have
  * run out of work: a process whose remaining requests fit in what is left (pendingWork.ts) then
- * takes them, a little later, and stops doing so for a window once refused.
+ * takes them, a little later.
  * When the count it last saw is spent, a reset is not a free-for-all either: a process
  * goes again only when one of its own places frees (a window after it took it), or, holding
  * none, a few round trips after the reset, so on a server that refills a little at each reset
@@ -136,8 +136,6 @@ export class RateBudget {
 	/** When our answer stated exactly the window's last places left: we close this window. */
 	private closingSince = -Infinity;
 	private lastRoundTripMs = 0;
-	/** How many requests this process still has to send, this one included (pendingWork.ts). */
-	private pending = Infinity;
 	private lastAnswerAt = -Infinity;
 
 	constructor(limit: BudgetLimit) {
@@ -173,9 +171,10 @@ export class RateBudget {
 	/**
 	 * A departure if a request may leave now (it is counted at once), otherwise the ms to wait
 	 * before asking again. Synchronous, so concurrent requests never take the same place.
+	 * `pending`: how many requests this process still has to send, this one included
+	 * (pendingWork.ts; Infinity when unknown).
 	 */
 	departOrWait(now: number, pending = Infinity): Departure | number {
-		this.pending = pending;
 		if (now < this.pausedUntil) return this.pausedUntil - now;
 		if (this.limit <= 0) return { at: now, tokensBefore: Infinity, answeredAt: now };
 		const span = this.windowMs * (1 + BUDGET.margin);
@@ -187,7 +186,7 @@ export class RateBudget {
 		this.tokensAt = now;
 
 		if (this.stated.length > 0) {
-			const statedWait = this.statedWait(now);
+			const statedWait = this.statedWait(now, pending);
 			if (statedWait > 0) return statedWait;
 		} else {
 			const windowWait = this.windowWait(now, span);
@@ -289,12 +288,6 @@ export class RateBudget {
 		this.othersPerRoundTrip = this.othersPerRoundTrip
 			.filter((trip) => trip.at > since)
 			.slice(-BUDGET.roundTripsRemembered);
-		// Our first answer after a window without answers: the count was full before our request
-		// (every server refills within a window), so what else it dropped by, others spent.
-		const idleBefore = this.recent.every((d) => d.answeredAt === Infinity);
-		if (idleBefore && !rateLimited && after.limit !== undefined) {
-			this.counted.highest = Math.max(this.counted.highest, after.limit - 1);
-		}
 		this.counted.highest = Math.max(this.counted.highest, after.remaining);
 		this.counted.lowest = Math.min(this.counted.lowest, after.remaining);
 		// Until the stated reset, the count only goes down: a higher one is an older count
@@ -324,7 +317,7 @@ export class RateBudget {
 	}
 
 	/** The ms to wait before the stated windows let one more request leave (0: now). */
-	private statedWait(now: number): number {
+	private statedWait(now: number, pending: number): number {
 		let wait = 0;
 		for (const window of this.stated) {
 			if (now >= window.resetAtMs) {
@@ -339,8 +332,8 @@ export class RateBudget {
 			const credentialLimit = this.credentialLimit / this.windowScale(window);
 			const surplus = Math.max(0, (window.limit ?? 0) - credentialLimit);
 			const remaining = window.remaining - surplus;
-			if (this.mayClaim(remaining, window, now)) continue;
-			const lastPlacesAt = remaining >= 1 ? this.lastPlacesAt(remaining) : Infinity;
+			if (this.mayClaim(remaining, window, now, pending)) continue;
+			const lastPlacesAt = remaining >= 1 ? this.lastPlacesAt(remaining, pending) : Infinity;
 			const until = Math.min(lastPlacesAt, window.resetAtMs);
 			wait = Math.max(wait, this.inFlight > 0 ? BUDGET.pollMs : Math.ceil(until - now));
 		}
@@ -393,13 +386,13 @@ export class RateBudget {
 	 * places; those only when we close the window. On a fresh key, until a few answers have
 	 * shown whether anyone else spends from it, one request at a time.
 	 */
-	private mayClaim(remaining: number, window: StatedWindow, now: number): boolean {
+	private mayClaim(remaining: number, window: StatedWindow, now: number, pending: number): boolean {
 		const fresh = this.spentByUs === 0 && this.counted.ours < BUDGET.freshKeyAnswers;
 		if (fresh && this.inFlight > 0) return false;
 		if (this.statedShare() >= 1) return remaining - this.inFlight >= BUDGET.claimFrom;
 		if (this.inFlight > 0) return false;
 		if (remaining > Math.max(this.closingPlaces(window), this.othersOnTheWay())) return true;
-		return remaining >= 1 && now >= this.lastPlacesAt(remaining);
+		return remaining >= 1 && now >= this.lastPlacesAt(remaining, pending);
 	}
 
 	/**
@@ -409,16 +402,14 @@ export class RateBudget {
 	 * latter after the closing process would have filled them, the fewer left the sooner, so
 	 * that two processes ending their runs rarely go at once.
 	 */
-	private lastPlacesAt(remaining: number): number {
+	private lastPlacesAt(remaining: number, pending: number): number {
 		const roundTrip = this.roundTripMs();
 		const closing =
 			this.closingSince === -Infinity
 				? Infinity
 				: this.closingSince + BUDGET.closingWaitRoundTrips * roundTrip;
-		// Refused lately: the window's places went to others still at work; ours wait for a reset.
-		const refusedLately = this.lastAnswerAt - this.refusedAt < this.statedWindowMs();
 		const ending =
-			this.pending <= remaining && !refusedLately
+			pending <= remaining
 				? this.lastAnswerAt + (BUDGET.endOfRunWaitRoundTrips + remaining) * roundTrip
 				: Infinity;
 		return Math.min(closing, ending);
@@ -432,15 +423,12 @@ export class RateBudget {
 
 	/**
 	 * How many of the others' requests may be on the way, not yet in the count we read: about
-	 * as many as landed during each of our last round trips (the others send one at a time too),
-	 * or fewer if the last one saw fewer: a process that runs out of work stops counting at once,
-	 * so the places it leaves at the end of a run are not held back for it.
+	 * as many as landed during each of our last round trips (the others send one at a time too).
 	 */
 	private othersOnTheWay(): number {
 		const trips = this.othersPerRoundTrip;
 		if (trips.length > 0) {
-			const mean = Math.round(trips.reduce((sum, trip) => sum + trip.count, 0) / trips.length);
-			return Math.min(mean, trips[trips.length - 1].count);
+			return Math.round(trips.reduce((sum, trip) => sum + trip.count, 0) / trips.length);
 		}
 		const share = this.statedShare();
 		if (share >= 1) return 0;
