@@ -221,7 +221,8 @@ function headerRows(): BudgetRow[] {
 	// to spare, so one place left unused anywhere costs a whole window; "10 short" leaves a sixth
 	// of a window's places to spare. "Staggered": one process starts 90 ms before the others and
 	// spends the first window alone, as the first worker to pick up an execution does in real
-	// queue mode (bench/queue.ts).
+	// queue mode (bench/queue.ts). "5/3 of a window": a token bucket's burst spent at once, then
+	// two thirds of a window's refills to share.
 	const SEEDS = 5;
 	const servers = (['sliding-log', 'token-bucket'] as const).flatMap((algorithm) =>
 		[
@@ -253,6 +254,14 @@ function headerRows(): BudgetRow[] {
 			[
 				'3 processes, all busy, staggered',
 				[0, 1, 2].map((i) => ({ leads: 2 * limit, startAt: i === 0 ? 0 : 90 + i })),
+			],
+			[
+				'3 processes, all busy, starting 0.3 and 0.7 s apart',
+				[0, 300, 700].map((startAt) => ({ leads: 2 * limit, startAt })),
+			],
+			[
+				'3 processes, all busy, 5/3 of a window',
+				[0, 1, 2].map((i) => ({ leads: Math.round((5 * limit) / 9) + (i === 0 ? 1 : 0) })),
 			],
 			['3 processes, one busy', [{ leads: 6 * limit }]],
 			[
@@ -318,7 +327,7 @@ export function budgetSection(rows: BudgetRow[]): Section {
 			"The budget (nodes/shared/transport/pacer.ts) against the emulator's own limiters (devkit/emulator/rate-limit.ts) on a simulated clock, so whole minutes of traffic take milliseconds and need no scaling. Each simulated n8n process sends its leads 8 at a time through its own budget; requests take 5-25 ms each way (seeded, the same every run); a 429 pauses the key for its Retry-After, as the transport does. n8n itself is not in the loop: section 1 measures the node inside a real n8n.",
 			'fastest s: from the first request to the last accepted one, the least the server allows: (⌈N ÷ limit⌉ − 1) windows on window servers (the fixed window counted like the sliding one), (N − burst) ÷ rate on a token bucket. With another client on the key: as if the key were the node’s alone.',
 			`Simulated queue mode: each process only sees its own requests and 429s, as in n8n. "One busy after all were": every process starts with 60 leads, one has 170 more; fastest is for all the leads together. Fastest counts whole windows, so N is chosen 10 short of a multiple of the limit: at an exact multiple, the 2 or 3 places lost to 429s push the last leads a whole window later (3 processes: 1.22). The real queue-mode rows (n8n main + workers, Postgres, Redis) are in the Queue mode section (npm run bench:queue).`,
-			'Rate-limit headers (issue 20): the rows with "headers ietf" state the key\'s limit, remaining and reset on every answer (the current IETF draft\'s `RateLimit-Policy` and `RateLimit`; every family reads the same, test/unit/rateLimitHeaders.test.ts), Reset as the emulator sends it: when Remaining next goes up, in whole seconds. The queue rows with "(5 seeds)" add up five runs with different network jitter (429s and requests summed, time averaged); the rows without headers next to them are the same shapes with the adaptive budget. A lone process spends exactly what the server says; processes sharing a key send one request at a time while more is left than the others have on the way and the window\'s last 3 places, which go to the process whose answer stated exactly 3 left, or to one whose remaining requests fit in them. The 10-per-10-s rows are where one place is a tenth of the window: with staggered starts the processes that start late draw a 429 each before they know the key is spent, and a process that ran out of work can leave its places to nobody until others\' places come round (CONTRIBUTING.md).',
+			"Rate-limit headers (issue 20): the rows with \"headers ietf\" state the key's limit, remaining and reset on every answer (the current IETF draft's `RateLimit-Policy` and `RateLimit`; every family reads the same, test/unit/rateLimitHeaders.test.ts), Reset as the emulator sends it: when Remaining next goes up, in whole seconds. The queue rows with \"(5 seeds)\" add up five runs with different network jitter (429s and requests summed, time averaged); the rows without headers next to them are the same shapes with the adaptive budget. A lone process spends exactly what the server says (on a fresh key the window's last 3 places only after its first half second, so that a process starting a moment later finds one); processes sharing a key send one request at a time while more is left than the others have on the way and the window's last 3 places, which go to the process whose answer stated exactly 3 left, or to one whose remaining requests fit in them. On a token bucket (a stated reset never further than one refill) the places refill oldest first, so each process takes its own refills in turn. The 10-per-10-s rows are where one place is a tenth of the window: processes that start 0.3 s or more after the first draw a 429 each before they know the key is spent and, holding no place, again at later resets; a process that ran out of work can leave its places to nobody until others' places come round (CONTRIBUTING.md).",
 		],
 	};
 }

@@ -24,7 +24,7 @@
  *                           places fall)
  */
 
-import { writeFileSync } from 'fs';
+import { mkdirSync, writeFileSync } from 'fs';
 import { join } from 'path';
 
 import { buildAndInstall } from '../devkit/demo/build';
@@ -193,6 +193,7 @@ function writeRequestLog(
 			execution: Math.floor(lead / leadsPerExecution),
 		};
 	});
+	mkdirSync(dir, { recursive: true });
 	writeFileSync(join(dir, `${id}.json`), JSON.stringify(log));
 }
 

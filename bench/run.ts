@@ -11,6 +11,7 @@
  *   BENCH_ONLY=budget,rate,overhead,recording,listCalls,queue  a subset (BENCHMARKS.md is then not written)
  *   BENCH_PACKAGE_DIR=<dir>  install another build of the package, e.g. to compare before/after
  *   BENCH_DEBUG=1            print the arrival gaps of every rate-limit run
+ *   BENCH_RATE_ROWS=<a,b>    only the rate-limit rows whose label or headers contain one of these
  */
 import * as fs from 'fs';
 import * as path from 'path';
@@ -103,7 +104,13 @@ async function main(): Promise<void> {
 	);
 	log(`n8n ready (A pid ${a?.pid ?? '-'}, B pid ${b?.pid ?? '-'})`);
 
-	if (a && groups.has('rate')) measured.rate.push(...(await runScenarios(RATE_SCENARIOS, [a])));
+	const rateRows = process.env.BENCH_RATE_ROWS?.split(',');
+	const rateScenarios = RATE_SCENARIOS.filter(
+		(scenario) =>
+			!rateRows ||
+			rateRows.some((text) => `${scenario.label} ${scenario.headers ?? ''}`.includes(text)),
+	);
+	if (a && groups.has('rate')) measured.rate.push(...(await runScenarios(rateScenarios, [a])));
 	if (a && groups.has('overhead')) {
 		log('overhead: 10 000 imports, ours and HTTP Request');
 		measured.overhead = await runOverhead(a);

@@ -76,6 +76,9 @@ class Clock {
 	}
 }
 
+/** The wall clock when a simulation starts: a whole second and a bit, as any moment is. */
+const EPOCH_AT_START = Date.UTC(2026, 0, 1) + 437;
+
 export function simulate(server: SimServer, processes: SimProcess[], seed = 1): SimProcessResult[] {
 	const clock = new Clock();
 	const random = seeded(seed);
@@ -89,7 +92,15 @@ export function simulate(server: SimServer, processes: SimProcess[], seed = 1): 
 			headers: server.headers,
 		},
 		() => clock.now,
+		() => EPOCH_AT_START + clock.now,
 	);
+	// An epoch Reset is read against the wall clock, then put back on the simulated one.
+	const epochAtStart = server.headers === 'x-ratelimit-epoch' ? EPOCH_AT_START : 0;
+	const readHeaders = (headers: Record<string, string>) =>
+		readRateLimitHeaders(headers, epochAtStart + clock.now).map((window) => ({
+			...window,
+			resetAtMs: window.resetAtMs - epochAtStart,
+		}));
 	const requestsPerMinute = (server.limit * 60_000) / server.windowMs;
 
 	const send = (
@@ -144,7 +155,7 @@ export function simulate(server: SimServer, processes: SimProcess[], seed = 1): 
 			headers: Record<string, string>,
 		) => {
 			const rateLimited = retryAfterMs !== undefined;
-			budget.observe(readRateLimitHeaders(headers, clock.now), clock.now, rateLimited);
+			budget.observe(readHeaders(headers), clock.now, rateLimited);
 			budget.settle(departure, clock.now, rateLimited);
 			if (retryAfterMs !== undefined) {
 				result.rateLimited.push(clock.now);

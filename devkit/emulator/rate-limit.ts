@@ -193,10 +193,14 @@ export class RateLimiter {
 	private limiter: Limiter | undefined;
 	private cfg: RateLimitConfig | false = false;
 
-	/** `clock`: ms on a monotonic clock; a benchmark may pass a simulated one. */
+	/**
+	 * `clock`: ms on a monotonic clock; a benchmark may pass a simulated one, and with it
+	 * `epochClock`, the wall clock an epoch Reset is stated in.
+	 */
 	constructor(
 		cfg: RateLimitConfig | false,
 		private readonly clock: () => number = now,
+		private readonly epochClock: () => number = Date.now,
 	) {
 		this.configure(cfg);
 	}
@@ -223,7 +227,8 @@ export class RateLimiter {
 		if (!this.limiter || this.cfg === false) return { ok: true, headers: {} };
 		const now = this.clock();
 		const waitMs = this.limiter.take(key, now);
-		const headers = rateLimitHeaders(this.cfg.headers, this.cfg, this.limiter.state(key, now));
+		const state = this.limiter.state(key, now);
+		const headers = rateLimitHeaders(this.cfg.headers, this.cfg, state, this.epochClock());
 		if (waitMs <= 0) return { ok: true, headers };
 		// Retry-After is whole seconds; round up so that a client honouring it is never early.
 		return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), headers };

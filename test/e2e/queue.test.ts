@@ -56,11 +56,15 @@ const leads = (count: number, from: number) =>
 		name: `Queue Lead ${from + i}`,
 	}));
 
-test('two executions at once on two workers: every lead imported exactly once, 429s bounded', async () => {
+/**
+ * Two executions at once, one per worker, each importing its own leads: every lead imported
+ * exactly once, as n8n and the server see it. Returns how many requests the server refused.
+ */
+async function importOnBothWorkers(id: string, from: number): Promise<number> {
 	const [n8n, api] = [queue as N8nQueue, emulator as Emulator];
 	const credential: CredentialJson = {
-		id: 'queue',
-		name: 'Lead & Call Access (queue)',
+		id,
+		name: `Lead & Call Access (${id})`,
 		type: CREDENTIAL_TYPE,
 		data: {
 			baseUrl: api.baseUrl,
@@ -71,7 +75,7 @@ test('two executions at once on two workers: every lead imported exactly once, 4
 		},
 	};
 	await n8n.main.createCredential(credential);
-	const hookPath = `queue-${Date.now()}`;
+	const hookPath = `${id}-${Date.now()}`;
 	const workflow = nodeWorkflow({
 		parameters: parameters.importLead(),
 		credential,
@@ -80,7 +84,7 @@ test('two executions at once on two workers: every lead imported exactly once, 4
 	const workflowId = await n8n.main.deployWorkflow(toWebhookWorkflow(workflow, hookPath));
 	api.reset();
 
-	const batches = [leads(LEADS_PER_EXECUTION, 0), leads(LEADS_PER_EXECUTION, 1000)];
+	const batches = [leads(LEADS_PER_EXECUTION, from), leads(LEADS_PER_EXECUTION, from + 1000)];
 	const answers = await Promise.all(
 		batches.map((batch) => n8n.main.callWebhookWhenRegistered(hookPath, withItems(batch))),
 	);
@@ -99,11 +103,7 @@ test('two executions at once on two workers: every lead imported exactly once, 4
 	expect([...api.leads.values()].every((lead) => lead.writes === 1)).toBe(true);
 	const statuses = api.requests.map((request) => request.status);
 	expect(statuses.filter((status) => status === 201)).toHaveLength(all.length);
-	const rateLimited = statuses.filter((status) => status === 429).length;
 	expect(statuses.every((status) => status === 201 || status === 429)).toBe(true);
-	// Two budgets for one key against a server allowing one: each worker learns from its 429s.
-	// Measured: 4 with the adaptive budget, 11-18 with even spacing per process.
-	expect(rateLimited).toBeLessThanOrEqual(all.length / 2);
 
 	// n8n's view: both executions succeeded, each on its own worker.
 	const executions = await n8n.executions(workflowId);
@@ -113,6 +113,26 @@ test('two executions at once on two workers: every lead imported exactly once, 4
 
 	// Worker logs are new places a key could leak to.
 	for (const worker of n8n.workers) expect(worker.service.log()).not.toContain(DEMO_KEYS.full);
+	return statuses.filter((status) => status === 429).length;
+}
+
+test('two executions at once on two workers: every lead imported exactly once, 429s bounded', async () => {
+	const rateLimited = await importOnBothWorkers('queue', 0);
+	// Two budgets for one key against a server allowing one: each worker learns from its 429s.
+	// Measured: 4 with the adaptive budget, 11-18 with even spacing per process.
+	expect(rateLimited).toBeLessThanOrEqual(LEADS_PER_EXECUTION);
+});
+
+test("the same with a server that states the key's budget: the workers read one count, and rarely collide", async () => {
+	(emulator as Emulator).setRateLimit({ ...LIMIT, headers: 'ietf' });
+	try {
+		const rateLimited = await importOnBothWorkers('queue-stated', 5000);
+		// Measured: 0, 1 and 0 of 60 (n8n 2.40.7 twice, 1.123.81), where the same run without
+		// headers draws 3-4. Timing and the ≤ 2% target are the bench's (bench/queue.ts).
+		expect(rateLimited).toBeLessThanOrEqual(LEADS_PER_EXECUTION / 5);
+	} finally {
+		(emulator as Emulator).setRateLimit(LIMIT);
+	}
 });
 
 test('the trigger in queue mode: the main polls and holds calls whose recording is processing; a worker runs each call once, with its file', async () => {

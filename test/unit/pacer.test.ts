@@ -14,24 +14,38 @@ function ask(b: RateBudget, now: number): Departure | number {
 	return b.departOrWait(now);
 }
 
+/** The emulator's limiter on a clock of its own, for `drive`. */
+function serverOf(config: RateLimitConfig) {
+	const clock = { now: 0 };
+	return { clock, limiter: new RateLimiter(config, () => clock.now) };
+}
+
 /**
  * Sends `count` requests one after another through the budget against the emulator's limiter,
  * answered 5 ms after they leave; a 429 pauses the key for its Retry-After. Returns when each
- * request was accepted and how many 429s there were.
+ * request was accepted and how many 429s there were. Pass `server` from `serverOf` to keep one
+ * server across calls.
  */
-function drive(b: RateBudget, server: RateLimitConfig, count: number, start = 0) {
-	let now = start;
-	const limiter = new RateLimiter(server, () => now);
+function drive(
+	b: RateBudget,
+	config: RateLimitConfig,
+	count: number,
+	start = 0,
+	server = serverOf(config),
+) {
+	const { clock, limiter } = server;
+	clock.now = Math.max(clock.now, start);
 	const acceptedAt: number[] = [];
 	let rateLimited = 0;
 	while (acceptedAt.length < count) {
-		const departure = b.departOrWait(now);
+		const departure = b.departOrWait(clock.now);
 		if (typeof departure === 'number') {
-			now += departure;
+			clock.now += departure;
 			continue;
 		}
 		const decision = limiter.take('key');
-		now += 5;
+		clock.now += 5;
+		const now = clock.now;
 		b.observe(readRateLimitHeaders(decision.headers, now), now, !decision.ok);
 		b.settle(departure, now, !decision.ok);
 		if (decision.ok) acceptedAt.push(now);
@@ -40,7 +54,7 @@ function drive(b: RateBudget, server: RateLimitConfig, count: number, start = 0)
 			b.pauseUntil(now + decision.retryAfterSeconds * 1000);
 		}
 	}
-	return { acceptedAt, rateLimited, endedAt: now };
+	return { acceptedAt, rateLimited, endedAt: clock.now };
 }
 
 describe('RateBudget', () => {
@@ -165,9 +179,9 @@ describe('RateBudget with the windows the server states', () => {
 		{ remaining, resetAtMs, limit, windowMs: WINDOW },
 	];
 
-	/** Three answers one at a time (a fresh key's first requests), stating these counts. */
-	function warm(b: RateBudget, remaining: number[], resetAtMs: number, limit = LIMIT): number {
-		let now = 0;
+	/** Answers one at a time, stating these counts; returns when the last came. */
+	function answer(b: RateBudget, remaining: number[], resetAtMs: number, limit = LIMIT, start = 0) {
+		let now = start;
 		for (const left of remaining) {
 			const departure = ask(b, now) as Departure;
 			now += 5;
@@ -177,16 +191,69 @@ describe('RateBudget with the windows the server states', () => {
 		return now;
 	}
 
+	/** How long a fresh key's first moments last (statedCount.ts, freshKeyMs). */
+	const FIRST_MOMENTS_MS = 500;
+
+	/** A fresh key's first answers, then its first moments over: returns that time. */
+	function warm(b: RateBudget, remaining: number[], resetAtMs: number, limit = LIMIT): number {
+		answer(b, remaining, resetAtMs, limit);
+		return 5 + FIRST_MOMENTS_MS;
+	}
+
+	test("the window's last places go one at a time, also alone: an answer shows whether someone else took one", () => {
+		const b = budget();
+		const now = warm(b, [8, 7, 6], 10_000);
+		const sent = [ask(b, now), ask(b, now), ask(b, now), ask(b, now)].map((d) => typeof d);
+		expect(sent).toEqual(['object', 'object', 'object', 'number']);
+	});
+
+	test("a fresh key: the window's last places wait for its first moments, one at a time", () => {
+		const b = budget();
+		// One at a time down to the last 3 places, as a lone process on a fresh key.
+		const now = answer(b, [9, 8, 7, 6, 5, 4, 3], 10_000);
+		// A worker starting a moment later finds them, instead of a 429 for its first request.
+		expect(ask(b, now)).toBe(5 + FIRST_MOMENTS_MS - now);
+		const first = ask(b, 5 + FIRST_MOMENTS_MS);
+		expect(typeof first).toBe('object');
+		// The next waits for that answer: had someone else taken a place, it would show.
+		expect(typeof ask(b, 5 + FIRST_MOMENTS_MS)).toBe('number');
+	});
+
+	test('a first answer that finds the window mostly spent on a window server: others spend from the key too', () => {
+		const b = budget();
+		// A window away: a window server, whose count starts at its limit. 8 taken before ours.
+		answer(b, [1], 10_000);
+		expect(b.state.sharedWith).toBeLessThan(0.5);
+	});
+
+	test('a fresh key is counted in answers, not windows: a first answer at the end of a window is not enough to be alone', () => {
+		const b = budget();
+		// Others spent the window before our first request.
+		answer(b, [0], 10_000);
+		const now = answer(b, [9], 20_000, LIMIT, 10_000);
+		expect(typeof ask(b, now)).toBe('object');
+		expect(typeof ask(b, now)).toBe('number');
+	});
+
 	test('no request leaves while the stated remaining, less what is in flight, is zero; one leaves at the reset', () => {
 		const b = budget();
-		const now = warm(b, [4, 3, 2], 4_000);
+		// No limit stated (X-RateLimit-Remaining and -Reset only): no last places to keep.
+		const count = (remaining: number) => [{ remaining, resetAtMs: 4_000 }];
+		let now = 0;
+		for (const left of [4, 3, 2]) {
+			const departure = ask(b, now) as Departure;
+			now += 5;
+			b.observe(count(left), now, false);
+			b.settle(departure, now, false);
+		}
+		now += FIRST_MOMENTS_MS;
 		const [second, third] = [ask(b, now), ask(b, now)];
 		expect([typeof second, typeof third]).toEqual(['object', 'object']);
 		// Two left, two in flight: the next waits for their answers, then for the reset.
 		expect(ask(b, now)).toBe(10);
-		b.observe(stated(0, 4_000), now + 10, false);
+		b.observe(count(0), now + 10, false);
 		b.settle(second as Departure, now + 10, false);
-		b.observe(stated(0, 4_000), now + 11, false);
+		b.observe(count(0), now + 11, false);
 		b.settle(third as Departure, now + 11, false);
 		expect(ask(b, now + 11)).toBe(4_000 - (now + 11));
 		expect(typeof ask(b, 4_000)).toBe('object');
@@ -220,12 +287,16 @@ describe('RateBudget with the windows the server states', () => {
 	test('a stated limit above the credential: the surplus is not spent', () => {
 		const b = budget();
 		// The server allows 100 per window, 95 left; the credential says 10: 5 are ours.
-		const now = warm(b, [97, 96, 95], 10_000, 100);
-		const sent = [];
+		let now = warm(b, [97, 96, 95], 10_000, 100);
+		let sent = 0;
 		for (let departed = ask(b, now); typeof departed === 'object'; departed = ask(b, now)) {
-			sent.push(departed);
+			sent++;
+			now += 5;
+			b.observe(stated(95 - sent, 10_000, 100), now, false);
+			b.settle(departed, now, false);
 		}
-		expect(sent).toHaveLength(5);
+		expect(sent).toBe(5);
+		expect(ask(b, now)).toBe(10_000 - now);
 	});
 
 	test.each(['ietf', 'x-ratelimit-delta', 'ratelimit'] as const)(
@@ -262,6 +333,85 @@ describe('RateBudget with the windows the server states', () => {
 			expect(fastest / (acceptedAt[29] - acceptedAt[0])).toBeGreaterThanOrEqual(0.95);
 		},
 	);
+
+	test('a token bucket with burst 1, back after an idle hour: the refills it missed are not others spending', () => {
+		const config = {
+			limit: LIMIT,
+			windowMs: WINDOW,
+			algorithm: 'token-bucket',
+			burst: 1,
+			headers: 'ietf',
+		} as const;
+		const server = serverOf(config);
+		const b = budget();
+		const before = drive(b, config, 5, 0, server);
+		const { acceptedAt, rateLimited } = drive(b, config, 20, before.endedAt + 3_600_000, server);
+		expect(rateLimited).toBe(0);
+		// Taken for others (the limit less what was left): one request per window, 0.1.
+		const fastest = (19 * WINDOW) / LIMIT;
+		expect(fastest / (acceptedAt[19] - acceptedAt[0])).toBeGreaterThanOrEqual(0.95);
+	});
+
+	test.each([
+		// Waiting for each stated reset, up to a second past the real one: 0.92.
+		['sliding-log', undefined, 0.97],
+		// Two refills per request, the reset naming the whole second after the next one: 0.50.
+		['token-bucket', 1, 0.95],
+	] as const)(
+		'a lone worker on a %s (burst %s) stating its reset in whole epoch seconds: no 429, at %f of the fastest time or better',
+		(algorithm, burst, least) => {
+			// The credential says twice the limit: the window is not what the limit implies.
+			const server = {
+				algorithm,
+				limit: LIMIT,
+				windowMs: WINDOW,
+				...(burst === undefined ? {} : { burst }),
+				headers: 'x-ratelimit-epoch',
+			} as const;
+			const [result] = simulate(server, [{ leads: 25, requestsPerMinute: 120 }]);
+			expect(result.rateLimited).toHaveLength(0);
+			const fastest = burst === undefined ? 2 * WINDOW : ((25 - burst) * WINDOW) / LIMIT;
+			expect(fastest / (result.doneAt - result.firstSentAt)).toBeGreaterThanOrEqual(least);
+		},
+	);
+
+	test.each([
+		['ietf', 60],
+		['x-ratelimit-delta', 120],
+	] as const)(
+		"a lone worker on a token bucket with burst = limit stating %s, credential at %i per minute: each refill taken on the bucket's own clock",
+		(headers, requestsPerMinute) => {
+			const server = {
+				algorithm: 'token-bucket',
+				limit: LIMIT,
+				windowMs: WINDOW,
+				headers,
+			} as const;
+			const [result] = simulate(server, [{ leads: 25, requestsPerMinute }]);
+			expect(result.rateLimited).toHaveLength(0);
+			// Each request a stated second after the last answer (0.95), and at twice the limit the
+			// refills counted twice as often, taken for others' spending (0.97).
+			const fastest = ((25 - LIMIT) * WINDOW) / LIMIT;
+			expect(fastest / (result.doneAt - result.firstSentAt)).toBeGreaterThanOrEqual(0.98);
+		},
+	);
+
+	test('a lone worker sending 8 at a time on a fixed window: no place left unused in any window', () => {
+		const server = {
+			algorithm: 'fixed-window',
+			limit: LIMIT,
+			windowMs: WINDOW,
+			headers: 'ietf',
+		} as const;
+		for (let seed = 1; seed <= 20; seed++) {
+			const [result] = simulate(server, [{ leads: 60 }], seed);
+			expect(result.rateLimited).toHaveLength(0);
+			// 6 windows: the last begins 50 s after the first. Answers still on the way taken for
+			// answered: the count's places seemed older, the reset came too early and the
+			// answer's count was taken for an older one; 2 places lost, a window later (61 s).
+			expect(result.doneAt - result.firstSentAt).toBeLessThan(51_000);
+		}
+	});
 
 	test('a credential twice the stated limit: no 429, at 0.95 of the stated rate or better', () => {
 		const b = new RateBudget({ requestsPerMinute: 120, windowMs: WINDOW });
@@ -311,6 +461,78 @@ describe('n8n processes sharing a key whose server states the count (queue mode,
 			expect(ratio).toBeGreaterThanOrEqual(0.9);
 		},
 	);
+
+	test.each(['sliding-log', 'fixed-window'] as const)(
+		'three processes starting a moment apart on a %s at 10 per window: the late starters find places',
+		(algorithm) => {
+			// Real queue mode starts the executions of one trigger up to ~150 ms apart.
+			const server = { algorithm, limit: 10, windowMs: 10_000, headers: 'ietf' } as const;
+			let [rateLimited, accepted] = [0, 0];
+			for (const seed of [1, 2, 3, 4, 5]) {
+				const results = simulate(
+					server,
+					[0, 90, 95].map((startAt) => ({ leads: 20, startAt })),
+					seed,
+				);
+				rateLimited += results.reduce((total, r) => total + r.rateLimited.length, 0);
+				accepted += results.reduce((total, r) => total + r.accepted.length, 0);
+			}
+			expect(accepted).toBe(5 * 60);
+			// The first process alone on the key spending the whole window before the others ask,
+			// and a late starter counting itself alone after one answer: 7.4% refused.
+			expect(rateLimited / (rateLimited + accepted)).toBeLessThanOrEqual(0.03);
+		},
+	);
+
+	test('a token bucket whose count ran out in one burst: the processes take turns at each refill, not a window later', () => {
+		// 60 per minute, burst 60, 100 leads: 60 at once, then one a second: 40 s at the fastest.
+		const server = {
+			algorithm: 'token-bucket',
+			limit: 60,
+			windowMs: 60_000,
+			burst: 60,
+			headers: 'ietf',
+		} as const;
+		let [rateLimited, accepted, ratio] = [0, 0, 0];
+		for (const seed of [1, 2, 3, 4, 5]) {
+			const results = simulate(
+				server,
+				[34, 33, 33].map((leads) => ({ leads })),
+				seed,
+			);
+			rateLimited += results.reduce((total, r) => total + r.rateLimited.length, 0);
+			accepted += results.reduce((total, r) => total + r.accepted.length, 0);
+			const start = Math.min(...results.map((r) => r.firstSentAt));
+			const end = Math.max(...results.map((r) => r.doneAt));
+			ratio += 40_000 / (end - start) / 5;
+		}
+		expect(accepted).toBe(5 * 100);
+		expect(rateLimited).toBe(0);
+		// Each place freeing a window after it was taken, as on a window server: 0.66.
+		expect(ratio).toBeGreaterThanOrEqual(0.9);
+	});
+
+	test('a token bucket, processes starting 0.3 and 0.7 s apart: the late ones see the others between refills, and back off when refused', () => {
+		const server = {
+			algorithm: 'token-bucket',
+			limit: 10,
+			windowMs: 10_000,
+			headers: 'ietf',
+		} as const;
+		let [rateLimited, accepted] = [0, 0];
+		for (let seed = 1; seed <= 20; seed++) {
+			const results = simulate(
+				server,
+				[0, 300, 700].map((startAt) => ({ leads: 20, startAt })),
+				seed,
+			);
+			rateLimited += results.reduce((total, r) => total + r.rateLimited.length, 0);
+			accepted += results.reduce((total, r) => total + r.accepted.length, 0);
+		}
+		expect(accepted).toBe(20 * 60);
+		// Without counting the others between refills: 18.8%; without backing off: 13.7%.
+		expect(rateLimited / (rateLimited + accepted)).toBeLessThanOrEqual(0.1);
+	});
 
 	test('a token bucket: once the count runs out, the processes take turns instead of all sending into each refill', () => {
 		// 60 per minute, burst 60: every reset after the first minute refills a single token.
