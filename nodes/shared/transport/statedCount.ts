@@ -294,9 +294,12 @@ export class StatedCount {
 		if (this.refillsSteadily()) {
 			if (window.limit === undefined) return window;
 			const refillMs = heldMs / window.limit;
+			bound = now + refillMs;
 			// The refills come one refill apart from when the bucket was last full, whatever we sent.
-			const refills = Math.floor((now - this.fullBucketTakenAt) / refillMs) + 1;
-			bound = Math.min(now + refillMs, this.fullBucketTakenAt + refills * refillMs);
+			if (this.fullBucketTakenAt > -Infinity) {
+				const refills = Math.floor((now - this.fullBucketTakenAt) / refillMs) + 1;
+				bound = Math.min(bound, this.fullBucketTakenAt + refills * refillMs);
+			}
 		} else {
 			// The count holds the newest `limit − remaining` of our places: this answer's, maybe
 			// some of our others still on the way, then the newest of those answered.
