@@ -7,6 +7,7 @@ import { libraryCountry, libraryReading } from '../../devkit/phone/oracle';
 import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
 import { run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
 import { leads } from '../../devkit/workflows';
+import { budgetForKey } from '../../nodes/shared/transport/pacer';
 import { pendingRequests } from '../../nodes/shared/transport/pendingWork';
 
 describe('Import Lead through the execution engine', () => {
@@ -18,8 +19,10 @@ describe('Import Lead through the execution engine', () => {
 				items: [{ phone: '+14155550001' }, { phone: 'call me maybe' }, { phone: '+14155550003' }],
 				onError,
 			});
-			await run(workflow, credentials());
-			expect(pendingRequests()).toBe(Infinity);
+			const credential = credentials();
+			await run(workflow, credential);
+			const budget = budgetForKey(credential.apiKey, credential);
+			expect(pendingRequests(budget)).toBe(Infinity);
 		}
 		expect(emulator().requests.length).toBeGreaterThanOrEqual(3);
 	});

@@ -16,7 +16,7 @@ import {
 } from '../errors';
 import type { RateBudget } from './pacer';
 import { budgetForKey } from './pacer';
-import { pendingRequests } from './pendingWork';
+import { pendingRequests, runSendsOn } from './pendingWork';
 import { readRateLimitHeaders } from './rateLimitHeaders';
 import type { ApiResponse } from './response';
 import { toApiResponse } from './response';
@@ -127,7 +127,8 @@ async function attempt(
 	options: IHttpRequestOptions,
 	credentialsDecrypted: ICredentialsDecrypted,
 ): Promise<ApiResponse | { networkErrorCode: string }> {
-	const departOrWait = () => budget.departOrWait(Date.now(), pendingRequests());
+	runSendsOn(this, budget);
+	const departOrWait = () => budget.departOrWait(Date.now(), pendingRequests(budget));
 	let departure = departOrWait();
 	for (; typeof departure === 'number'; departure = departOrWait()) {
 		await pause.call(this, departure);

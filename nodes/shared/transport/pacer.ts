@@ -99,8 +99,8 @@ export class RateBudget {
 	/**
 	 * A departure if a request may leave now (it is counted at once), otherwise the ms to wait
 	 * before asking again. Synchronous, so concurrent requests never take the same place.
-	 * `pending`: how many requests this process still has to send, this one included
-	 * (pendingWork.ts; Infinity when unknown).
+	 * `pending`: how many requests this process still has to send on this key, this one
+	 * included (pendingWork.ts; Infinity when unknown).
 	 */
 	departOrWait(now: number, pending = Infinity): Departure | number {
 		if (now < this.pausedUntil) return this.pausedUntil - now;
