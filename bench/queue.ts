@@ -20,15 +20,22 @@
  *   BENCH_QUEUE_WRITE=0     print the tables only, leaving BENCHMARKS.md alone
  *   BENCH_PACKAGE_DIR=<dir> install another build of the package (before/after comparisons)
  *   BENCH_QUEUE_LOG=<dir>   write each row's requests to <dir>/<row>.json: ms after the first,
- *                           status, and which execution sent it (to see where 429s and unused
- *                           places fall)
+ *                           status, which execution sent it and what the answer stated of the
+ *                           key's budget (to see where 429s and unused places fall)
+ *   BENCH_QUEUE_SAME_KEY=1  the "one busy" row uses the key of the "all busy" row before it, one
+ *                           window later (each worker's budget then starts from what it learnt
+ *                           sharing the key), instead of a fresh key
  */
 
 import { mkdirSync, writeFileSync } from 'fs';
 import { join } from 'path';
 
 import { buildAndInstall } from '../devkit/demo/build';
-import type { RateLimitAlgorithm, RateLimitHeaderStyle } from '../devkit/emulator';
+import type {
+	RateLimitAlgorithm,
+	RateLimitHeaderStyle,
+	RecordedRequest,
+} from '../devkit/emulator';
 import {
 	createN8nSandbox,
 	N8N_VERSION,
@@ -37,7 +44,7 @@ import {
 	type N8nQueue,
 } from '../devkit/n8n';
 import { cleanupAll, onCleanup, runBench } from './lib/cleanup';
-import { startBenchEmulator } from './lib/emulator';
+import { startBenchEmulator, type BenchEmulator } from './lib/emulator';
 import { deploy, trigger, type BenchServer } from './lib/n8n';
 import { findN8nPid } from './lib/proc';
 import { publishSection, renderSection, type Section } from './lib/report';
@@ -52,6 +59,7 @@ const LIMITS = (process.env.BENCH_QUEUE_LIMITS ?? '10,60').split(',').map(Number
 const WINDOWS_OF_LEADS = 6;
 const ALGORITHM = (process.env.BENCH_QUEUE_ALGORITHM ?? 'sliding-log') as RateLimitAlgorithm;
 const WORKER_COUNTS = (process.env.BENCH_QUEUE_WORKERS ?? '2,3').split(',').map(Number);
+const SAME_KEY = process.env.BENCH_QUEUE_SAME_KEY === '1';
 const HEADER_STYLES = (process.env.BENCH_QUEUE_HEADERS ?? 'none,ietf')
 	.split(',')
 	.map((style) => (style === 'none' ? undefined : (style as RateLimitHeaderStyle)));
@@ -113,16 +121,20 @@ async function measureRow(
 	busy: 'all' | 'one',
 	limit: number,
 	headers: RateLimitHeaderStyle | undefined,
+	sameKey?: BenchEmulator,
 ): Promise<QueueRow> {
 	const leadCount = WINDOWS_OF_LEADS * limit;
 	const requestsPerMinute = (limit * 60_000) / LIMIT.windowMs;
 	const workers = queue.workers.length;
 	const executions = busy === 'all' ? workers : 1;
-	// A fresh key per row: each worker keeps its pacing state per key for its lifetime.
-	const bench = await startBenchEmulator({
-		rateLimit: { limit, windowMs: LIMIT.windowMs, algorithm: ALGORITHM, headers },
-		recordRequests: true,
-	});
+	// A fresh key per row (each worker keeps its pacing state per key for its lifetime), unless
+	// the row follows another on the same key.
+	const bench =
+		sameKey ??
+		(await startBenchEmulator({
+			rateLimit: { limit, windowMs: LIMIT.windowMs, algorithm: ALGORITHM, headers },
+			recordRequests: true,
+		}));
 	try {
 		const id = `queue-${++rowCounter}`;
 		// The hidden Rate Window Seconds shortens the credential's minute like the server's.
@@ -174,6 +186,27 @@ async function measureRow(
 			fastestMs: Math.floor((leadCount - 1) / limit) * LIMIT.windowMs,
 		};
 	} finally {
+		if (sameKey === undefined) await bench.stop();
+	}
+}
+
+/** "All busy", then, a window later, "one busy" on the same key. */
+async function measureRowsOnOneKey(
+	queue: N8nQueue,
+	server: BenchServer,
+	limit: number,
+	headers: RateLimitHeaderStyle | undefined,
+): Promise<QueueRow[]> {
+	const bench = await startBenchEmulator({
+		rateLimit: { limit, windowMs: LIMIT.windowMs, algorithm: ALGORITHM, headers },
+		recordRequests: true,
+	});
+	try {
+		const all = await measureRow(queue, server, 'all', limit, headers, bench);
+		// A window later every server has refilled: "fastest" is the same as from a fresh key.
+		await new Promise((resolve) => setTimeout(resolve, LIMIT.windowMs));
+		return [all, await measureRow(queue, server, 'one', limit, headers, bench)];
+	} finally {
 		await bench.stop();
 	}
 }
@@ -182,15 +215,21 @@ async function measureRow(
 function writeRequestLog(
 	dir: string,
 	id: string,
-	requests: Array<{ at: number; status: number | string; body: string }>,
+	requests: RecordedRequest[],
 	leadsPerExecution: number,
 ): void {
 	const log = requests.map((request) => {
 		const lead = Number(/Lead (\d+)/.exec(request.body)?.[1]);
+		// What the answer stated about the key's budget, when the server states it.
+		const stated = Object.entries(request.answerHeaders ?? {})
+			.filter(([name]) => /ratelimit/i.test(name))
+			.map(([name, value]) => `${name}: ${value}`)
+			.join('; ');
 		return {
 			ms: request.at - requests[0].at,
 			status: request.status,
 			execution: Math.floor(lead / leadsPerExecution),
+			...(stated === '' ? {} : { stated }),
 		};
 	});
 	mkdirSync(dir, { recursive: true });
@@ -266,7 +305,7 @@ function queueNotes(rows: QueueRow[]): string[] {
 	});
 	const list = (values: string[]) => values.join(' and ');
 	return [
-		`n8n ${N8N_VERSION} in queue mode: Postgres and Redis as child processes on 127.0.0.1, one \`n8n start\` receiving the production webhook, N \`n8n worker\` processes (concurrency 1, so executions started together run on different workers) sharing one user folder with the package installed from its tarball. One run per row; each row uses a fresh key and a fresh server limiter (${ALGORITHM}).`,
+		`n8n ${N8N_VERSION} in queue mode: Postgres and Redis as child processes on 127.0.0.1, one \`n8n start\` receiving the production webhook, N \`n8n worker\` processes (concurrency 1, so executions started together run on different workers) sharing one user folder with the package installed from its tarball. One run per row; each row uses a fresh key and a fresh server limiter (${ALGORITHM})${SAME_KEY ? ', except that each "one busy" row runs a window after the "all busy" row above it, on the same key' : ''}.`,
 		`Two limits, both in ${LIMIT.windowMs / 1000} s windows so that a row takes a minute: 10 per window is the API's 60 per minute with time shrunk 6 times, which also makes a worker's share 3 to 5 requests per window, so one step of the budget is a whole request; 60 per window keeps the real minute's 60 requests per window (the granularity the budget meets against the real API) with time shrunk 6 times.`,
 		"Credential Requests per Minute = the server's rate, with the hidden Rate Window Seconds = the server's window, in every execution: each worker process keeps its own budget for the key.",
 		'busy = all: one execution per worker at once, the leads split evenly; busy = one: one execution with all the leads while the other workers idle.',
@@ -280,17 +319,22 @@ async function main(): Promise<void> {
 		log(`starting queue mode with ${workers} workers`);
 		const { queue, server } = await startQueue(workers);
 		for (const limit of LIMITS) {
-			for (const [headers, busy] of HEADER_STYLES.flatMap((style) =>
-				(['all', 'one'] as const).map((busy) => [style, busy] as const),
-			)) {
+			for (const headers of HEADER_STYLES) {
 				log(
-					`${workers} workers, ${busy} busy: ${WINDOWS_OF_LEADS * limit} leads at ${limit} per window, headers ${headers ?? 'none'}`,
+					`${workers} workers, all busy then one busy${SAME_KEY ? ' on the same key' : ''}: ${WINDOWS_OF_LEADS * limit} leads at ${limit} per window, headers ${headers ?? 'none'}`,
 				);
-				const row = await measureRow(queue, server, busy, limit, headers);
-				log(
-					`  ${row.requests} requests, ${row.rateLimited} × 429, lost ${row.lost}, ${fixed(row.wallMs / 1000, 1)} s, fastest ÷ time ${fixed(ratio(row), 3)}`,
-				);
-				rows.push(row);
+				const measured = SAME_KEY
+					? await measureRowsOnOneKey(queue, server, limit, headers)
+					: [
+							await measureRow(queue, server, 'all', limit, headers),
+							await measureRow(queue, server, 'one', limit, headers),
+						];
+				for (const row of measured) {
+					log(
+						`  ${row.busy} busy: ${row.requests} requests, ${row.rateLimited} × 429, lost ${row.lost}, ${fixed(row.wallMs / 1000, 1)} s, fastest ÷ time ${fixed(ratio(row), 3)}`,
+					);
+				}
+				rows.push(...measured);
 			}
 		}
 		await cleanupAll();

@@ -37,8 +37,13 @@ export class Recorder {
 		return record;
 	}
 
-	finish(record: RecordedRequest, status: RecordedRequest['status']): void {
+	finish(
+		record: RecordedRequest,
+		status: RecordedRequest['status'],
+		answerHeaders?: Record<string, string>,
+	): void {
 		record.status = status;
+		if (this.keepLog && answerHeaders !== undefined) record.answerHeaders = answerHeaders;
 		const counts = this.byStatus[record.origin];
 		counts[String(status)] = (counts[String(status)] ?? 0) + 1;
 	}

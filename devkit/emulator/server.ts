@@ -269,7 +269,7 @@ class EmulatorServer implements ControlTarget {
 				return;
 			}
 			sendReply(res, reply, method === 'HEAD');
-			this.recorder.finish(record, reply.status);
+			this.recorder.finish(record, reply.status, reply.headers);
 		} catch (error) {
 			this.internalError(res, error);
 		}

@@ -140,6 +140,8 @@ export interface RecordedRequest {
 	at: number;
 	/** Set when an injected fault decided (or damaged) the answer. Extension. */
 	fault?: Fault['kind'];
+	/** The answer's headers, when it was sent (to see what a rate-limited key was told). */
+	answerHeaders?: Record<string, string>;
 }
 
 /**
