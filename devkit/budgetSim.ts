@@ -32,6 +32,11 @@ export interface SimProcess {
 	otherClientShare?: number;
 	/** The credential's Requests per Minute, when not the server's rate. */
 	requestsPerMinute?: number;
+	/**
+	 * A later run in the same n8n process as the entry at this index (it must come before): the
+	 * run uses that process's budget, with all it learnt.
+	 */
+	sameProcessAs?: number;
 }
 
 export interface SimProcessResult {
@@ -114,7 +119,8 @@ export function simulate(server: SimServer, processes: SimProcess[], seed = 1): 
 		});
 	};
 
-	const results = processes.map((process) => {
+	const budgets: RateBudget[] = [];
+	const results = processes.map((process, index) => {
 		const result: SimProcessResult = {
 			accepted: [],
 			rateLimited: [],
@@ -133,10 +139,14 @@ export function simulate(server: SimServer, processes: SimProcess[], seed = 1): 
 			}
 			return result;
 		}
-		const budget = new RateBudget({
-			requestsPerMinute: process.requestsPerMinute ?? requestsPerMinute,
-			windowMs: server.windowMs,
-		});
+		const budget =
+			process.sameProcessAs === undefined
+				? new RateBudget({
+						requestsPerMinute: process.requestsPerMinute ?? requestsPerMinute,
+						windowMs: server.windowMs,
+					})
+				: budgets[process.sameProcessAs];
+		budgets[index] = budget;
 		let waiting = process.leads;
 		const attempt = () => {
 			// How many more requests the process has to send, this one included.

@@ -179,11 +179,12 @@ describe('RateBudget with the windows the server states', () => {
 		{ remaining, resetAtMs, limit, windowMs: WINDOW },
 	];
 
-	/** Answers one at a time, stating these counts; returns when the last came. */
+	/** Answers one at a time (each sent when the budget lets it), stating these counts; returns when the last came. */
 	function answer(b: RateBudget, remaining: number[], resetAtMs: number, limit = LIMIT, start = 0) {
 		let now = start;
 		for (const left of remaining) {
-			const departure = ask(b, now) as Departure;
+			let departure = ask(b, now);
+			for (; typeof departure === 'number'; departure = ask(b, now)) now += departure;
 			now += 5;
 			b.observe(stated(left, resetAtMs, limit), now, false);
 			b.settle(departure, now, false);
@@ -525,5 +526,43 @@ describe('n8n processes sharing a key whose server states the count (queue mode,
 		// a count left to others: 2.8%.
 		expect(refused).toBeLessThanOrEqual(0.02);
 		expect(ratio).toBeGreaterThanOrEqual(0.95);
+	});
+
+	/**
+	 * Three processes share a sliding log at 10 per 10 s with epoch resets, then the second runs 60
+	 * leads alone on the same key, `startAt` ms after the start: its 429s and time ÷ the fastest
+	 * (5 windows), over `seeds` seeds.
+	 */
+	function oneAfterAll(startAt: number, seeds: number) {
+		const server = {
+			algorithm: 'sliding-log',
+			limit: 10,
+			windowMs: 10_000,
+			headers: 'x-ratelimit-epoch',
+		} as const;
+		const processes: SimProcess[] = [0, 47, 95].map((start) => ({ leads: 20, startAt: start }));
+		processes.push({ leads: 60, startAt, sameProcessAs: 1 });
+		let [rateLimited, timeMs] = [0, 0];
+		for (let seed = 1; seed <= seeds; seed++) {
+			const results = simulate(server, processes, seed);
+			const [alone, ...all] = [results[3], ...results.slice(0, 3)];
+			expect(Math.max(...all.map((r) => r.doneAt))).toBeLessThan(startAt);
+			expect(alone.accepted).toHaveLength(60);
+			rateLimited += alone.rateLimited.length;
+			timeMs += (alone.doneAt - alone.firstSentAt) / seeds;
+		}
+		return { rateLimited, ratio: 50_000 / timeMs };
+	}
+
+	test('one process running alone on a key all three shared: once the others have been quiet for two windows, it spends as if alone', () => {
+		// Counting the others for ever, it never bounded the whole-second resets: 0.91.
+		const { rateLimited, ratio } = oneAfterAll(70_000, 5);
+		expect(rateLimited).toBe(0);
+		expect(ratio).toBeGreaterThanOrEqual(0.95);
+	});
+
+	test('one process running alone on a key all three shared a moment ago: the count it read before is less what the others took since', () => {
+		// Its first request on the count read before the others finished: 5 runs in 10 refused.
+		expect(oneAfterAll(62_000, 10).rateLimited).toBeLessThanOrEqual(1);
 	});
 });

@@ -44,6 +44,24 @@ const COUNT = {
 	minRoundTripMs: 10,
 	/** A 429 while the server states the count shows others on the key for this many windows. */
 	sharedMemoryWindows: 3,
+	/**
+	 * Others that spent nothing for this many stated windows, over at least `quietAnswers` of
+	 * our answers, have stopped: the key is ours alone again (one worker's run on a key all the
+	 * workers shared a moment ago). One window is not enough: while all are busy, a worker's
+	 * answers can show nobody else for a whole window (a sliding window's frees hide the others'
+	 * requests), and it then spent as if alone (simulated, 3 workers at 10 per 10 s: 1.7 → 2.3%
+	 * of requests answered 429).
+	 */
+	quietWindows: 2,
+	quietAnswers: 3,
+	/**
+	 * A count we read longer ago than this is less what the others may have taken since, at their
+	 * share: it was read before our last run ended, say (simulated, one worker's run on a key
+	 * three had just shared: 5 runs in 10 drew a 429 on their first request, 1 with this). Within
+	 * a window our waits are shorter, and the others then wait too (60 per 10 s, 3 workers, with
+	 * no such floor: 0.92 → 0.87 of fastest).
+	 */
+	staleCountMs: 1000,
 } as const;
 
 /** A place one of our accepted requests holds in the stated count. */
@@ -72,7 +90,9 @@ interface Place {
  * remaining requests fit in what is left (pendingWork.ts) then takes them, a little later. Alone
  * as far as it knows, a process takes the last places one at a time too, and on a fresh key only
  * after its first moments: a worker starting a moment later sends its first request blind, and
- * should find a place.
+ * should find a place. Others that show no spending for two windows have stopped (their runs
+ * ended), and the key is ours alone again; a count read a while ago is less what they may have
+ * taken since.
  *
  * When the count it last saw is spent, a reset is not a free-for-all either: a process goes
  * again only when one of its own places frees (a window after it took it), or, holding none, a
@@ -95,6 +115,9 @@ export class StatedCount {
 	/** Decayed counts of this process's and the other clients' accepted requests. */
 	private spentByUs = 0;
 	private spentByOthers = 0;
+	/** When an answer last showed others spending, and our answers since that showed none. */
+	private othersSeenAt = -Infinity;
+	private answersWithoutOthers = 0;
 	/** Our answers, and the highest and lowest stated remaining, since the last stated reset. */
 	private counted = { ours: 0, highest: -Infinity, lowest: Infinity };
 	/** The places our accepted requests hold in the stated count, as their answers stated it. */
@@ -174,6 +197,7 @@ export class StatedCount {
 			if (this.statedRemaining() <= this.othersOnTheWay()) this.giveUpFreedPlaces(now);
 		} else {
 			this.refusedAt = now;
+			this.sawOthers(1, now);
 			if (this.places.length === 0) this.placelessRefusals++;
 			// Someone else took what had freed: our freed places are theirs now.
 			this.giveUpFreedPlaces(now);
@@ -203,7 +227,7 @@ export class StatedCount {
 			this.fullBucketTakenAt = -Infinity;
 		}
 		if (reset) {
-			this.learnShare();
+			this.learnShare(now);
 			this.closingSince = -Infinity;
 		}
 		if (!rateLimited) this.counted.ours++;
@@ -224,11 +248,13 @@ export class StatedCount {
 		if (!reset && !rateLimited && before !== undefined && this.inFlight === 1) {
 			const count = Math.max(0, before.remaining - after.remaining - 1);
 			this.othersPerRoundTrip.push({ at: now, count });
+			this.sawOthers(count, now);
 		}
 		const since = now - this.statedWindowMs();
 		this.othersPerRoundTrip = this.othersPerRoundTrip
 			.filter((trip) => trip.at > since)
 			.slice(-COUNT.roundTripsRemembered);
+		if (!rateLimited) this.forgetOthersWhenQuiet(now);
 		this.counted.highest = Math.max(this.counted.highest, after.remaining);
 		this.counted.lowest = Math.min(this.counted.lowest, after.remaining);
 		// Until the stated reset, the count only goes down: a higher one is an older count
@@ -253,7 +279,7 @@ export class StatedCount {
 			// Above the credential's limit, the surplus is not ours to spend.
 			const credentialLimit = this.credentialLimit / this.windowScale(window);
 			const surplus = Math.max(0, (window.limit ?? 0) - credentialLimit);
-			const remaining = window.remaining - surplus;
+			const remaining = window.remaining - surplus - this.othersSinceLastAnswer(now);
 			if (this.mayClaim(remaining, window, now, pending)) continue;
 			const lastPlacesAt = remaining >= 1 ? this.lastPlacesAt(remaining, pending) : Infinity;
 			const heldUntil = this.freshHoldUntil(remaining, window);
@@ -261,6 +287,17 @@ export class StatedCount {
 			wait = Math.max(wait, this.inFlight > 0 ? POLL_MS : Math.ceil(until - now));
 		}
 		return wait;
+	}
+
+	/**
+	 * What the others may have taken since our last answer, at their share of a fully used key:
+	 * a count we read a while ago (before our run ended, say) is not what is left now.
+	 */
+	private othersSinceLastAnswer(now: number): number {
+		const limit = this.statedLimit();
+		if (limit === undefined || now - this.lastAnswerAt < COUNT.staleCountMs) return 0;
+		const othersPerMs = ((1 - this.share()) * limit) / this.statedWindowMs();
+		return Math.floor((now - this.lastAnswerAt) * othersPerMs);
 	}
 
 	/**
@@ -318,11 +355,12 @@ export class StatedCount {
 	 * At each stated reset: how much of what the server counted since the last one was ours.
 	 * The rest, other clients (other n8n workers) spent from the same key.
 	 */
-	private learnShare(): void {
+	private learnShare(now: number): void {
 		const { ours, highest, lowest } = this.counted;
 		this.counted = { ours: 0, highest: -Infinity, lowest: Infinity };
 		if (ours === 0) return;
 		const others = Math.max(0, highest - lowest + 1 - ours);
+		this.sawOthers(others, now);
 		const kept = COUNT.shareMemory ** ours;
 		this.spentByUs = this.spentByUs * kept + ours;
 		this.spentByOthers = this.spentByOthers * kept + others;
@@ -399,7 +437,9 @@ export class StatedCount {
 		const countedAt = now - 2 * this.roundTripMs();
 		const heldMs = this.longestWindowMs(window);
 		const ours = this.inFlight + this.acceptedAt.filter((at) => at + heldMs > countedAt).length;
-		this.spentByOthers += Math.max(0, window.limit - window.remaining - ours - 1);
+		const others = Math.max(0, window.limit - window.remaining - ours - 1);
+		this.spentByOthers += others;
+		this.sawOthers(others, now);
 	}
 
 	/**
@@ -416,7 +456,9 @@ export class StatedCount {
 		// The bucket holds at most the largest count we have seen: a lone worker on a bucket whose
 		// burst is below its limit, back after an idle hour, must not count the difference as others.
 		const available = Math.min(this.largestCount, previous.remaining + refills);
-		this.spentByOthers += Math.max(0, available - window.remaining - 1);
+		const others = Math.max(0, available - window.remaining - 1);
+		this.spentByOthers += others;
+		this.sawOthers(others, now);
 	}
 
 	/**
@@ -539,6 +581,25 @@ export class StatedCount {
 	/** The least the stated windows have left, as of the latest answer. */
 	private statedRemaining(): number {
 		return Math.min(...this.stated.map((w) => w.remaining));
+	}
+
+	/** An answer showed others spending (or someone took what we saw left: a 429). */
+	private sawOthers(count: number, now: number): void {
+		if (count <= 0) return;
+		this.othersSeenAt = now;
+		this.answersWithoutOthers = 0;
+	}
+
+	/**
+	 * Others that spent nothing for a while as our answers saw it have stopped (their runs ended):
+	 * what we learnt of their share no longer holds, and we spend as if alone, whole windows and
+	 * reset bounds included. If they come back, the next answers show it.
+	 */
+	private forgetOthersWhenQuiet(now: number): void {
+		this.answersWithoutOthers++;
+		if (this.spentByOthers === 0 || this.answersWithoutOthers < COUNT.quietAnswers) return;
+		if (now - this.othersSeenAt < COUNT.quietWindows * this.statedWindowMs()) return;
+		this.spentByOthers = 0;
 	}
 
 	/** Our window ÷ the stated window (1 when it states no length: taken as ours). */
