@@ -295,9 +295,12 @@ export class StatedCount {
 	 */
 	private othersSinceLastAnswer(now: number): number {
 		const limit = this.statedLimit();
-		if (limit === undefined || now - this.lastAnswerAt < COUNT.staleCountMs) return 0;
-		const othersPerMs = ((1 - this.share()) * limit) / this.statedWindowMs();
-		return Math.floor((now - this.lastAnswerAt) * othersPerMs);
+		const share = this.share();
+		const sinceMs = now - this.lastAnswerAt;
+		// Alone, or no answer yet (sinceMs Infinity): nothing the others took.
+		if (limit === undefined || share >= 1 || !Number.isFinite(sinceMs)) return 0;
+		if (sinceMs < COUNT.staleCountMs) return 0;
+		return Math.floor((sinceMs * (1 - share) * limit) / this.statedWindowMs());
 	}
 
 	/**
