@@ -31,11 +31,7 @@ import { mkdirSync, writeFileSync } from 'fs';
 import { join } from 'path';
 
 import { buildAndInstall } from '../devkit/demo/build';
-import type {
-	RateLimitAlgorithm,
-	RateLimitHeaderStyle,
-	RecordedRequest,
-} from '../devkit/emulator';
+import type { RateLimitAlgorithm, RateLimitHeaderStyle, RecordedRequest } from '../devkit/emulator';
 import {
 	createN8nSandbox,
 	N8N_VERSION,
@@ -115,6 +111,17 @@ async function startQueue(workers: number): Promise<{ queue: N8nQueue; server: B
 
 let rowCounter = 0;
 
+/** The emulator for a row: a fresh key, the server's limit, every request recorded. */
+function startRowEmulator(
+	limit: number,
+	headers: RateLimitHeaderStyle | undefined,
+): Promise<BenchEmulator> {
+	return startBenchEmulator({
+		rateLimit: { limit, windowMs: LIMIT.windowMs, algorithm: ALGORITHM, headers },
+		recordRequests: true,
+	});
+}
+
 async function measureRow(
 	queue: N8nQueue,
 	server: BenchServer,
@@ -129,12 +136,7 @@ async function measureRow(
 	const executions = busy === 'all' ? workers : 1;
 	// A fresh key per row (each worker keeps its pacing state per key for its lifetime), unless
 	// the row follows another on the same key.
-	const bench =
-		sameKey ??
-		(await startBenchEmulator({
-			rateLimit: { limit, windowMs: LIMIT.windowMs, algorithm: ALGORITHM, headers },
-			recordRequests: true,
-		}));
+	const bench = sameKey ?? (await startRowEmulator(limit, headers));
 	try {
 		const id = `queue-${++rowCounter}`;
 		// The hidden Rate Window Seconds shortens the credential's minute like the server's.
@@ -197,10 +199,7 @@ async function measureRowsOnOneKey(
 	limit: number,
 	headers: RateLimitHeaderStyle | undefined,
 ): Promise<QueueRow[]> {
-	const bench = await startBenchEmulator({
-		rateLimit: { limit, windowMs: LIMIT.windowMs, algorithm: ALGORITHM, headers },
-		recordRequests: true,
-	});
+	const bench = await startRowEmulator(limit, headers);
 	try {
 		const all = await measureRow(queue, server, 'all', limit, headers, bench);
 		// A window later every server has refilled: "fastest" is the same as from a fresh key.
