@@ -272,6 +272,21 @@ describe('RateBudget with the windows the server states', () => {
 		expect(typeof ask(b, 1_000 + (wait as number))).toBe('object');
 	});
 
+	test('a window server that frees its whole count at the reset (a fixed window): our places free at the reset, not a window after their answers', () => {
+		const b = budget();
+		// A window that ends 1 s after our first answer; 7 places taken before it: others spend too.
+		answer(b, [2], 1_000);
+		// After the reset the whole count is back, our place of 5 ms included: a fixed window.
+		answer(b, [9], 11_000, LIMIT, 1_000);
+		// The others spend the rest of the window while our last request is on the way.
+		answer(b, [0], 11_000, LIMIT, 1_500);
+		// In the next window our requests go 0.3 s after the reset, and the others take the rest.
+		answer(b, [9], 21_000, LIMIT, 11_300);
+		answer(b, [0], 21_000, LIMIT, 11_500);
+		// On a sliding log the first would free 0.3 s after the reset, after the others' places.
+		expect(typeof ask(b, 21_000)).toBe('object');
+	});
+
 	test('a stated limit lower than the credential wins; without headers the credential applies again', () => {
 		const b = new RateBudget({ requestsPerMinute: 120, windowMs: WINDOW });
 		expect(b.state.limit).toBe(20);
@@ -449,6 +464,10 @@ describe('n8n processes sharing a key whose server states the count (queue mode,
 		return { refused: rateLimited / (rateLimited + accepted), ratio: fastestMs / timeMs };
 	}
 
+	/** A server at 10 requests per 10 s stating its count in the current IETF draft's fields. */
+	const tenPerTenSeconds = (algorithm: SimServer['algorithm']) =>
+		({ algorithm, limit: 10, windowMs: 10_000, headers: 'ietf' }) as const;
+
 	// 360 leads: 6 windows at the fastest with no place to spare, so a place left unused anywhere
 	// costs a whole window (0.83 of fastest); 10 per 10 s: a place is a tenth of a window.
 	test.each([
@@ -474,13 +493,24 @@ describe('n8n processes sharing a key whose server states the count (queue mode,
 		'three processes starting a moment apart on a %s at 10 per window: the late starters find places',
 		(algorithm) => {
 			// Real queue mode starts the executions of one trigger up to ~150 ms apart.
-			const server = { algorithm, limit: 10, windowMs: 10_000, headers: 'ietf' } as const;
+			const server = tenPerTenSeconds(algorithm);
 			const processes = [0, 90, 95].map((startAt) => ({ leads: 20, startAt }));
 			// The first process alone on the key spending the whole window before the others ask,
 			// and a late starter counting itself alone after one answer: 7.4% refused.
 			expect(overSeeds(server, processes, 5).refused).toBeLessThanOrEqual(0.03);
 		},
 	);
+
+	test('a process starting 0.3 s after the others spent a fixed window: refused once, it goes at the reset and finds a place', () => {
+		const server = tenPerTenSeconds('fixed-window');
+		const processes = [0, 0, 320].map((startAt) => ({ leads: 20, startAt }));
+		let lateRefused = 0;
+		for (let seed = 1; seed <= 10; seed++)
+			lateRefused += simulate(server, processes, seed)[2].rateLimited.length;
+		// Waiting round trips after the reset, as for a place that frees one at a time: the others
+		// take the whole window first, and it is refused at every reset (2.8 per run).
+		expect(lateRefused / 10).toBeLessThanOrEqual(1.5);
+	});
 
 	test('a token bucket whose count ran out in one burst: the processes take turns at each refill, not a window later', () => {
 		// 60 per minute, burst 60, 100 leads: 60 at once, then one a second: 40 s at the fastest.
@@ -499,12 +529,7 @@ describe('n8n processes sharing a key whose server states the count (queue mode,
 	});
 
 	test('a token bucket, processes starting 0.3 and 0.7 s apart: the late ones see the others between refills, and back off when refused', () => {
-		const server = {
-			algorithm: 'token-bucket',
-			limit: 10,
-			windowMs: 10_000,
-			headers: 'ietf',
-		} as const;
+		const server = tenPerTenSeconds('token-bucket');
 		const processes = [0, 300, 700].map((startAt) => ({ leads: 20, startAt }));
 		// Without counting the others between refills: 18.8%; without backing off: 13.7%.
 		expect(overSeeds(server, processes, 20).refused).toBeLessThanOrEqual(0.1);

@@ -95,9 +95,12 @@ interface Place {
  * taken since.
  *
  * When the count it last saw is spent, a reset is not a free-for-all either: a process goes
- * again only when one of its own places frees (a window after it took it), or, holding none, a
- * few round trips after the reset, so on a server that refills a little at each reset (a token
- * bucket) the processes take turns instead of all sending into the same refill. A server whose
+ * again only when one of its own places frees (a window after it took it; on a fixed window, at
+ * the reset), or, holding none, a few round trips after the reset, so on a server that refills a
+ * little at each reset (a token bucket) the processes take turns instead of all sending into the
+ * same refill. Refused while holding none, on a window server it goes right at the reset: there
+ * the whole window refills, and waiting behind the others' places it would be refused at every
+ * reset. A server whose
  * stated reset is never further than one refill (window ÷ limit) refills steadily: there the
  * places refill oldest first, one per refill, so each process knows from the counts its answers
  * stated which refill is its own; after a burst they take turns at every refill instead of all
@@ -127,9 +130,9 @@ export class StatedCount {
 	/**
 	 * Our answers whose stated reset was one refill away, and those whose reset was further:
 	 * whether the server refills steadily (a token bucket) or by windows. One of the latter
-	 * settles it for good.
+	 * settles it for good. `whole`: a window server that frees its whole count at the reset.
 	 */
-	private refillEvidence = { steady: 0, windowed: 0 };
+	private refillEvidence = { steady: 0, windowed: 0, whole: false };
 	/** The limits and windows the server states, as of the latest answer. */
 	private policy = '';
 	/** The most the stated count has held (with our request): a token bucket's burst, at least. */
@@ -222,7 +225,7 @@ export class StatedCount {
 		const policy = windows.map((w) => `${w.limit}/${w.windowMs}`).join(' ');
 		if (policy !== this.policy) {
 			this.policy = policy;
-			this.refillEvidence = { steady: 0, windowed: 0 };
+			this.refillEvidence = { steady: 0, windowed: 0, whole: false };
 			this.largestCount = 0;
 			this.fullBucketTakenAt = -Infinity;
 		}
@@ -236,7 +239,10 @@ export class StatedCount {
 			this.closingSince = now;
 		}
 		this.weighRefill(after, now);
-		if (reset && !rateLimited) this.countOthersBeforeUs(after, now);
+		if (reset && !rateLimited) {
+			this.weighWholeRefill(after, now);
+			this.countOthersBeforeUs(after, now);
+		}
 		if (!rateLimited) {
 			this.largestCount = Math.max(this.largestCount, after.remaining + 1);
 			// This request found the bucket full: it refills on a clock started by this request.
@@ -380,13 +386,16 @@ export class StatedCount {
 				: Math.min(...this.places.map((place) => this.placeFreesAt(place)));
 		// Holding none, we try for a freed place once those whose places freed had their turn. On
 		// a steady refill each refill is someone's place: after each 429 that found them all taken,
-		// we let twice as many refills pass (up to a window).
+		// we let twice as many refills pass (up to a window). On a window server, refused, we go at
+		// the reset with the others: their places were all taken again before our turn came.
 		if (next === undefined) {
 			const windowMs = this.statedWindowMs();
 			const refillMs = windowMs / (this.statedLimit() ?? 1);
 			const refusals = this.refillsSteadily() ? this.placelessRefusals : 0;
 			const passed = Math.min(windowMs, (2 ** refusals - 1) * refillMs);
-			const after = resetAtMs + passed + COUNT.placelessWaitRoundTrips * this.roundTripMs();
+			const refusedOnWindows = !this.refillsSteadily() && this.placelessRefusals > 0;
+			const roundTrips = refusedOnWindows ? 0 : COUNT.placelessWaitRoundTrips;
+			const after = resetAtMs + passed + roundTrips * this.roundTripMs();
 			return Math.max(0, Math.ceil(after - now));
 		}
 		return next <= now ? 0 : Math.ceil(next - now);
@@ -401,11 +410,13 @@ export class StatedCount {
 	 * steadily (a token bucket), sooner: the places taken refill one at a time, oldest first, from
 	 * the reset its answer stated, so ours is the refill after those taken before it. After a burst
 	 * every worker on the key then takes its turn at each refill, instead of all waiting a window.
+	 * On a fixed window, at the reset its answer stated, with everyone else's.
 	 */
 	private placeFreesAt(place: Place): number {
 		const windowMs = this.statedWindowMs();
 		const afterWindow = place.answeredAt + windowMs;
 		const limit = this.statedLimit();
+		if (this.refillEvidence.whole) return Math.min(afterWindow, place.resetAtMs);
 		if (!this.refillsSteadily() || limit === undefined) return afterWindow;
 		const takenBefore = Math.max(0, limit - place.remaining - 1);
 		return Math.min(afterWindow, place.resetAtMs + (takenBefore * windowMs) / limit);
@@ -425,6 +436,20 @@ export class StatedCount {
 		if (window.resetAtMs - now <= oneRefillMs + 1000 + COUNT.minRoundTripMs)
 			this.refillEvidence.steady++;
 		else this.refillEvidence.windowed++;
+	}
+
+	/**
+	 * A window server that frees its whole count at the reset (a fixed window), rather than each
+	 * place a window after it was taken (a sliding log): the first answer after a reset shows
+	 * free a place of ours that a sliding log would still count (taken less than its shortest
+	 * plausible window ago). There our places free at the reset their answers stated.
+	 */
+	private weighWholeRefill(window: StatedWindow, now: number): void {
+		if (window.limit === undefined || this.refillsSteadily()) return;
+		const countedFrom = now - this.statedWindowMs() + 2 * this.roundTripMs();
+		const stillCounted = this.acceptedAt.filter((at) => at > countedFrom).length;
+		// The count holds this request too.
+		if (window.limit - window.remaining - 1 < stillCounted) this.refillEvidence.whole = true;
 	}
 
 	/**
