@@ -89,8 +89,8 @@ interface Place {
  * unused. At the end of a run the closing process may have run out of work: a process whose
  * remaining requests fit in what is left (pendingWork.ts) then takes them, a little later. Alone
  * as far as it knows, a process takes the last places one at a time too, and on a fresh key only
- * after its first moments: a worker starting a moment later sends its first request blind, and
- * should find a place. Others that show no spending for two windows have stopped (their runs
+ * after its first moments (on a token bucket also sharing it): a worker starting a moment later
+ * sends its first request blind, and should find a place. Others that show no spending for two windows have stopped (their runs
  * ended), and the key is ours alone again; a count read a while ago is less what they may have
  * taken since.
  *
@@ -558,10 +558,16 @@ export class StatedCount {
 	/**
 	 * On a fresh key, alone as far as we know: the window's last places wait until the first
 	 * moments are over, so that other workers starting a moment after us find a place for their
-	 * first request (which goes out blind) instead of a 429.
+	 * first request (which goes out blind) instead of a 429. On a token bucket also when others
+	 * spend too: there each place taken in the first burst comes back to its taker at every turn,
+	 * and a worker starting later holding none was refused at each try until the others finished
+	 * (simulated, 0.32 s late: 4.7 of its requests refused per run, 1.0 with this). On a window
+	 * server the whole window comes back at once, and holding the places cost time (0.81-0.84 of
+	 * fastest on a sliding log).
 	 */
 	private freshHoldUntil(remaining: number, window: StatedWindow): number {
-		if (this.share() < 1 || remaining > this.closingPlaces(window)) return -Infinity;
+		if (remaining > this.closingPlaces(window)) return -Infinity;
+		if (this.share() < 1 && !this.refillsSteadily()) return -Infinity;
 		return this.firstStatedAt + COUNT.freshKeyMs;
 	}
 
