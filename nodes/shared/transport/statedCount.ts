@@ -266,8 +266,16 @@ export class StatedCount {
 		// Until the stated reset, the count only goes down: a higher one is an older count
 		// overtaken on the way (a request that reached the server first may be answered last).
 		if (!reset && after.remaining > (before?.remaining ?? Infinity)) return;
-		this.stated = windows; // what boundReset reads the window's length from
-		this.stated = windows.map((window) => this.boundReset(window, now));
+		// A 429's reset, in whole seconds rounded up, is no closer than the one our answer before
+		// it stated for the same count: keep that one (it came earlier in the window).
+		const previous = this.stated;
+		this.stated = windows.map((window, i) => {
+			const earlier = rateLimited && !reset ? previous[i]?.resetAtMs : undefined;
+			return earlier !== undefined && earlier < window.resetAtMs
+				? { ...window, resetAtMs: earlier }
+				: window;
+		}); // what boundReset reads the window's length from
+		this.stated = this.stated.map((window) => this.boundReset(window, now));
 	}
 
 	/** The ms to wait before the stated windows let one more request leave (0: now). */
@@ -277,7 +285,7 @@ export class StatedCount {
 			if (now >= window.resetAtMs) {
 				// Reset: one request at a time until an answer states the new remaining.
 				if (this.inFlight > 0) wait = Math.max(wait, POLL_MS);
-				else if (window.remaining <= this.othersOnTheWay() && this.sharedWithOthers(now)) {
+				else if (window.remaining <= this.leftToOthers(window) && this.sharedWithOthers(now)) {
 					wait = Math.max(wait, this.ownPlaceWait(now, window.resetAtMs));
 				}
 				continue;
@@ -589,6 +597,16 @@ export class StatedCount {
 				? this.lastAnswerAt + (COUNT.endOfRunWaitRoundTrips + remaining) * roundTrip
 				: Infinity;
 		return Math.min(closing, ending);
+	}
+
+	/**
+	 * Of the count our last answer stated, how many were the others' to take by the reset: those
+	 * they may have had on the way, and on a token bucket the last places unless we closed them
+	 * (on a window server the reset frees more than those).
+	 */
+	private leftToOthers(window: StatedWindow): number {
+		const closedByOthers = this.refillsSteadily() && this.closingSince === -Infinity;
+		return Math.max(this.othersOnTheWay(), closedByOthers ? this.closingPlaces(window) : 0);
 	}
 
 	/** How many places at the end of the window are left to the process that closes it. */
