@@ -143,6 +143,8 @@ export class StatedCount {
 	private refusedAt = -Infinity;
 	/** When our recent accepted answers came, newest last (boundReset). */
 	private acceptedAt: number[] = [];
+	/** When the requests of those answers left (weighWholeRefill). */
+	private acceptedSentAt: number[] = [];
 	/** Our 429s in a row while holding no place: each lets one more refill go to the others. */
 	private placelessRefusals = 0;
 	/** How many of the others' requests the count showed landing during our recent round trips. */
@@ -195,6 +197,8 @@ export class StatedCount {
 			const heldMs = Math.max(...this.stated.map((window) => this.longestWindowMs(window)));
 			this.acceptedAt = this.acceptedAt.filter((at) => at + heldMs > now);
 			this.acceptedAt.push(now);
+			this.acceptedSentAt = this.acceptedSentAt.filter((at) => at + heldMs > now);
+			this.acceptedSentAt.push(sentAt);
 			this.placelessRefusals = 0;
 			// What is left is the others' now: our freed places not taken again, they took.
 			if (this.statedRemaining() <= this.othersOnTheWay()) this.giveUpFreedPlaces(now);
@@ -449,13 +453,15 @@ export class StatedCount {
 	/**
 	 * A window server that frees its whole count at the reset (a fixed window), rather than each
 	 * place a window after it was taken (a sliding log): the first answer after a reset shows
-	 * free a place of ours that a sliding log would still count (taken less than its shortest
-	 * plausible window ago). There our places free at the reset their answers stated.
+	 * free a place of ours that a sliding log would still count: its request left less than the
+	 * shortest plausible window before this answer, so the server counted it later than that (not
+	 * its answer: an answer held up on the way would make an older place look recent). There our
+	 * places free at the reset their answers stated.
 	 */
 	private weighWholeRefill(window: StatedWindow, now: number): void {
 		if (window.limit === undefined || this.refillsSteadily()) return;
-		const countedFrom = now - this.statedWindowMs() + 2 * this.roundTripMs();
-		const stillCounted = this.acceptedAt.filter((at) => at > countedFrom).length;
+		const countedFrom = now - this.statedWindowMs();
+		const stillCounted = this.acceptedSentAt.filter((at) => at > countedFrom).length;
 		// The count holds this request too.
 		if (window.limit - window.remaining - 1 < stillCounted) this.refillEvidence.whole = true;
 	}
