@@ -278,6 +278,7 @@ describe('RateBudget with the windows the server states', () => {
 		answer(b, [2], 1_000);
 		// After the reset the whole count is back, our place of 5 ms included: a fixed window.
 		answer(b, [9], 11_000, LIMIT, 1_000);
+		expect(b.state.refills).toBe('whole windows at once');
 		// The others spend the rest of the window while our last request is on the way.
 		answer(b, [0], 11_000, LIMIT, 1_500);
 		// In the next window our requests go 0.3 s after the reset, and the others take the rest.
@@ -285,6 +286,19 @@ describe('RateBudget with the windows the server states', () => {
 		answer(b, [0], 21_000, LIMIT, 11_500);
 		// On a sliding log the first would free 0.3 s after the reset, after the others' places.
 		expect(typeof ask(b, 21_000)).toBe('object');
+	});
+
+	test('a sliding log does not pass for a fixed window when an answer was held up on its way back', () => {
+		const b = budget();
+		// Sent at once, counted at once, answered 0.4 s later (n8n busy with other items); 4 places
+		// taken before it: others spend from the key too.
+		const heldUp = ask(b, 0) as Departure;
+		b.observe(stated(5, 10_000), 400, false);
+		b.settle(heldUp, 400, false);
+		answer(b, [4], 10_000, LIMIT, 500);
+		// After the reset the sliding log counts our place of 0.5 s, not the one sent at 0.
+		answer(b, [8], 20_000, LIMIT, 10_200);
+		expect(b.state.refills).toBe('by windows');
 	});
 
 	test("a 429's reset is no closer than the one stated for the same count before it: the earlier stands", () => {

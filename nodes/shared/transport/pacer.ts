@@ -1,7 +1,7 @@
 import { createHash } from 'crypto';
 
 import type { StatedWindow } from './rateLimitHeaders';
-import { POLL_MS, StatedCount } from './statedCount';
+import { POLL_MS, StatedCount, type RefillKind } from './statedCount';
 
 /**
  * The request budget of one API key in this n8n process, shared by every execution using it.
@@ -87,12 +87,19 @@ export class RateBudget {
 	}
 
 	/** What this process currently allows itself, for reports and tests. */
-	get state(): { share: number; burst: number; limit: number; sharedWith: number } {
+	get state(): {
+		share: number;
+		burst: number;
+		limit: number;
+		sharedWith: number;
+		refills: RefillKind;
+	} {
 		return {
 			share: this.share,
 			burst: this.burst,
 			limit: this.limit,
 			sharedWith: this.count.share(),
+			refills: this.count.refills(),
 		};
 	}
 

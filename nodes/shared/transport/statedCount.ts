@@ -64,6 +64,9 @@ const COUNT = {
 	staleCountMs: 1000,
 } as const;
 
+/** How the server refills, as our answers have shown it so far. */
+export type RefillKind = 'unknown' | 'steadily' | 'by windows' | 'whole windows at once';
+
 /** A place one of our accepted requests holds in the stated count. */
 interface Place {
 	answeredAt: number;
@@ -156,6 +159,13 @@ export class StatedCount {
 	/** Our accepted answers that stated the count, and when the first came. */
 	private statedAnswers = 0;
 	private firstStatedAt = -Infinity;
+
+	/** How the server refills, as our answers have shown it (for reports and tests). */
+	refills(): RefillKind {
+		if (this.refillEvidence.whole) return 'whole windows at once';
+		if (this.refillsSteadily()) return 'steadily';
+		return this.refillEvidence.windowed > 0 ? 'by windows' : 'unknown';
+	}
 
 	/** The credential's Requests per Minute, as a limit per its window: the user's ceiling. */
 	setCredential(limitPerWindow: number, windowMs: number): void {
