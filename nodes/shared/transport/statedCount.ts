@@ -93,9 +93,9 @@ interface Place {
  * remaining requests fit in what is left (pendingWork.ts) then takes them, a little later. Alone
  * as far as it knows, a process takes the last places one at a time too, and on a fresh key only
  * after its first moments (on a token bucket also sharing it): a worker starting a moment later
- * sends its first request blind, and should find a place. Others that show no spending for two windows have stopped (their runs
- * ended), and the key is ours alone again; a count read a while ago is less what they may have
- * taken since.
+ * sends its first request blind, and should find a place. Others that show no spending for two
+ * windows have stopped (their runs ended), and the key is ours alone again; a count read a while
+ * ago is less what they may have taken since.
  *
  * When the count it last saw is spent, a reset is not a free-for-all either: a process goes
  * again only when one of its own places frees (a window after it took it; on a fixed window, at
@@ -103,12 +103,11 @@ interface Place {
  * little at each reset (a token bucket) the processes take turns instead of all sending into the
  * same refill. Refused while holding none, on a window server it goes right at the reset: there
  * the whole window refills, and waiting behind the others' places it would be refused at every
- * reset. A server whose
- * stated reset is never further than one refill (window ÷ limit) refills steadily: there the
- * places refill oldest first, one per refill, so each process knows from the counts its answers
- * stated which refill is its own; after a burst they take turns at every refill instead of all
- * waiting a window. A stated reset comes in whole seconds, up to one late: alone, a process
- * moves it to what its own requests show (`boundReset`).
+ * reset. A server whose stated reset is never further than one refill (window ÷ limit) refills
+ * steadily: there the places refill oldest first, one per refill, so each process knows from the
+ * counts its answers stated which refill is its own; after a burst they take turns at every
+ * refill instead of all waiting a window. A stated reset comes in whole seconds, up to one late:
+ * alone, a process moves it to what its own requests show (`boundReset`).
  */
 export class StatedCount {
 	/** The credential's limit per its window, and that window. */
@@ -462,11 +461,11 @@ export class StatedCount {
 
 	/**
 	 * A window server that frees its whole count at the reset (a fixed window), rather than each
-	 * place a window after it was taken (a sliding log): the first answer after a reset shows
-	 * free a place of ours that a sliding log would still count: its request left less than the
-	 * shortest plausible window before this answer, so the server counted it later than that (not
-	 * its answer: an answer held up on the way would make an older place look recent). There our
-	 * places free at the reset their answers stated.
+	 * place a window after it was taken (a sliding log): the first answer after a reset shows free
+	 * a place of ours that a sliding log would still count, one whose request left less than the
+	 * shortest plausible window before this answer (the server counted it after it left). Judged
+	 * by when its answer came, an answer held up on the way would make an older place look recent.
+	 * There our places free at the reset their answers stated.
 	 */
 	private weighWholeRefill(window: StatedWindow, now: number): void {
 		if (window.limit === undefined || this.refillsSteadily()) return;
