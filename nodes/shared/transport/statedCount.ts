@@ -143,10 +143,8 @@ export class StatedCount {
 	private fullBucketTakenAt = -Infinity;
 	/** Our last 429 while the server stated the count: someone else spent what we saw left. */
 	private refusedAt = -Infinity;
-	/** When our recent accepted answers came, newest last (boundReset). */
-	private acceptedAt: number[] = [];
-	/** When the requests of those answers left (weighWholeRefill). */
-	private acceptedSentAt: number[] = [];
+	/** Our recent accepted requests, newest last: when each left and when its answer came. */
+	private accepted: Array<{ sentAt: number; answeredAt: number }> = [];
 	/** Our 429s in a row while holding no place: each lets one more refill go to the others. */
 	private placelessRefusals = 0;
 	/** How many of the others' requests the count showed landing during our recent round trips. */
@@ -204,10 +202,8 @@ export class StatedCount {
 			this.places.push(this.answered);
 			// Answers older than the longest window hold nothing any more (and the list stays small).
 			const heldMs = Math.max(...this.stated.map((window) => this.longestWindowMs(window)));
-			this.acceptedAt = this.acceptedAt.filter((at) => at + heldMs > now);
-			this.acceptedAt.push(now);
-			this.acceptedSentAt = this.acceptedSentAt.filter((at) => at + heldMs > now);
-			this.acceptedSentAt.push(sentAt);
+			this.accepted = this.accepted.filter((request) => request.answeredAt + heldMs > now);
+			this.accepted.push({ sentAt, answeredAt: now });
 			this.placelessRefusals = 0;
 			// What is left is the others' now: our freed places not taken again, they took.
 			if (this.statedRemaining() <= this.othersOnTheWay()) this.giveUpFreedPlaces(now);
@@ -236,7 +232,8 @@ export class StatedCount {
 		const reset = before === undefined || now >= before.resetAtMs;
 		// Another policy (limits or windows): how it refills is to be learnt anew.
 		const policy = windows.map((w) => `${w.limit}/${w.windowMs}`).join(' ');
-		if (policy !== this.policy) {
+		const policyChanged = policy !== this.policy;
+		if (policyChanged) {
 			this.policy = policy;
 			this.refillEvidence = { steady: 0, windowed: 0, whole: false };
 			this.largestCount = 0;
@@ -283,7 +280,7 @@ export class StatedCount {
 		// it stated for the same count: keep that one (it came earlier in the window).
 		const previous = this.stated;
 		this.stated = windows.map((window, i) => {
-			const earlier = rateLimited && !reset ? previous[i]?.resetAtMs : undefined;
+			const earlier = rateLimited && !reset && !policyChanged ? previous[i]?.resetAtMs : undefined;
 			return earlier !== undefined && earlier < window.resetAtMs
 				? { ...window, resetAtMs: earlier }
 				: window;
@@ -373,9 +370,7 @@ export class StatedCount {
 			const oursOnTheWay = this.inFlight - 1;
 			const counted = window.limit === undefined ? 0 : window.limit - window.remaining;
 			const holds = Math.max(1, counted - oursOnTheWay);
-			const held = [now, ...this.acceptedAt.filter((at) => at + heldMs > now)]
-				.sort((a, b) => b - a)
-				.slice(0, holds);
+			const held = [now, ...this.answeredSince(now - heldMs)].sort((a, b) => b - a).slice(0, holds);
 			bound = Math.min(...held) + heldMs;
 		}
 		return bound < window.resetAtMs ? { ...window, resetAtMs: bound } : window;
@@ -470,7 +465,7 @@ export class StatedCount {
 	private weighWholeRefill(window: StatedWindow, now: number): void {
 		if (window.limit === undefined || this.refillsSteadily()) return;
 		const countedFrom = now - this.statedWindowMs();
-		const stillCounted = this.acceptedSentAt.filter((at) => at > countedFrom).length;
+		const stillCounted = this.accepted.filter((request) => request.sentAt > countedFrom).length;
 		// The count holds this request too.
 		if (window.limit - window.remaining - 1 < stillCounted) this.refillEvidence.whole = true;
 	}
@@ -487,7 +482,7 @@ export class StatedCount {
 		// one of ours that freed just then.
 		const countedAt = now - 2 * this.roundTripMs();
 		const heldMs = this.longestWindowMs(window);
-		const ours = this.inFlight + this.acceptedAt.filter((at) => at + heldMs > countedAt).length;
+		const ours = this.inFlight + this.answeredSince(countedAt - heldMs).length;
 		const others = Math.max(0, window.limit - window.remaining - ours - 1);
 		this.spentByOthers += others;
 		this.sawOthers(others, now);
@@ -622,6 +617,11 @@ export class StatedCount {
 	private leftToOthers(window: StatedWindow): number {
 		const closedByOthers = this.refillsSteadily() && this.closingSince === -Infinity;
 		return Math.max(this.othersOnTheWay(), closedByOthers ? this.closingPlaces(window) : 0);
+	}
+
+	/** When our accepted answers came after `from`, oldest first. */
+	private answeredSince(from: number): number[] {
+		return this.accepted.filter((request) => request.answeredAt > from).map((r) => r.answeredAt);
 	}
 
 	/** How many places at the end of the window are left to the process that closes it. */
