@@ -58,11 +58,12 @@ export function libraryReading(text: string, defaultCountry?: CountryCode): Libr
 }
 
 /**
- * Written with a leading 00. Where the library does not read that 00 as calling abroad (no
- * Default Country, or one that calls abroad otherwise) and finds no valid number, the node
- * refuses it even with Validate Phone off: the writer meant an international number.
+ * Written with a leading 00, punctuation between the zeros included ("0.0", "0 0": the library
+ * reads only the digits). Where the library does not read that 00 as calling abroad (no Default
+ * Country, or one that calls abroad otherwise) and finds no valid number, the node refuses it
+ * even with Validate Phone off: the writer meant an international number.
  */
-export const writtenWith00 = (text: string) => /^\D*00/.test(text);
+export const writtenWith00 = (text: string) => /^\D*0[^\d\p{L}]*0/u.test(text);
 
 export const EXAMPLE_COUNTRIES = Object.keys(examples) as CountryCode[];
 
