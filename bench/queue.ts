@@ -17,6 +17,8 @@
  *                           RateLimitHeaderStyle of the emulator)
  *   BENCH_QUEUE_ALGORITHM=token-bucket  the server's limiter (default sliding-log; any
  *                           RateLimitAlgorithm of the emulator, a token bucket with burst = limit)
+ *   BENCH_QUEUE_RESET_ROUNDING=down  how the server rounds the headers' Reset to whole
+ *                           seconds (default up; any ResetRounding of the emulator)
  *   BENCH_QUEUE_WRITE=0     print the tables only, leaving BENCHMARKS.md alone
  *   BENCH_PACKAGE_DIR=<dir> install another build of the package (before/after comparisons)
  *   BENCH_QUEUE_LOG=<dir>   write each row's requests to <dir>/<row>.json: ms after the first,
@@ -31,7 +33,12 @@ import { mkdirSync, writeFileSync } from 'fs';
 import { join } from 'path';
 
 import { buildAndInstall } from '../devkit/demo/build';
-import type { RateLimitAlgorithm, RateLimitHeaderStyle, RecordedRequest } from '../devkit/emulator';
+import type {
+	RateLimitAlgorithm,
+	RateLimitHeaderStyle,
+	RecordedRequest,
+	ResetRounding,
+} from '../devkit/emulator';
 import {
 	createN8nSandbox,
 	N8N_VERSION,
@@ -56,6 +63,7 @@ const WINDOWS_OF_LEADS = 6;
 const ALGORITHM = (process.env.BENCH_QUEUE_ALGORITHM ?? 'sliding-log') as RateLimitAlgorithm;
 const WORKER_COUNTS = (process.env.BENCH_QUEUE_WORKERS ?? '2,3').split(',').map(Number);
 const SAME_KEY = process.env.BENCH_QUEUE_SAME_KEY === '1';
+const RESET_ROUNDING = process.env.BENCH_QUEUE_RESET_ROUNDING as ResetRounding | undefined;
 const HEADER_STYLES = (process.env.BENCH_QUEUE_HEADERS ?? 'none,ietf')
 	.split(',')
 	.map((style) => (style === 'none' ? undefined : (style as RateLimitHeaderStyle)));
@@ -117,7 +125,13 @@ function startRowEmulator(
 	headers: RateLimitHeaderStyle | undefined,
 ): Promise<BenchEmulator> {
 	return startBenchEmulator({
-		rateLimit: { limit, windowMs: LIMIT.windowMs, algorithm: ALGORITHM, headers },
+		rateLimit: {
+			limit,
+			windowMs: LIMIT.windowMs,
+			algorithm: ALGORITHM,
+			headers,
+			resetRounding: RESET_ROUNDING,
+		},
 		recordRequests: true,
 	});
 }

@@ -9,7 +9,7 @@
  * 250 ms), as the transport does, and the lead is sent again.
  */
 import { RateLimiter } from './emulator/rate-limit';
-import type { RateLimitAlgorithm, RateLimitHeaderStyle } from './emulator/types';
+import type { RateLimitAlgorithm, RateLimitHeaderStyle, ResetRounding } from './emulator/types';
 import { RateBudget, type Departure } from '../nodes/shared/transport/pacer';
 import { readRateLimitHeaders } from '../nodes/shared/transport/rateLimitHeaders';
 import { RETRY_POLICY } from '../nodes/shared/transport/retryPolicy';
@@ -22,6 +22,8 @@ export interface SimServer {
 	burst?: number;
 	/** The header family stating the key's budget on each answer (none: no headers). */
 	headers?: RateLimitHeaderStyle;
+	/** How the stated Reset is rounded (default 'up'). */
+	resetRounding?: ResetRounding;
 }
 
 export interface SimProcess {
@@ -95,6 +97,7 @@ export function simulate(server: SimServer, processes: SimProcess[], seed = 1): 
 			algorithm: server.algorithm,
 			burst: server.burst,
 			headers: server.headers,
+			resetRounding: server.resetRounding,
 		},
 		() => clock.now,
 		() => EPOCH_AT_START + clock.now,
@@ -165,7 +168,7 @@ export function simulate(server: SimServer, processes: SimProcess[], seed = 1): 
 			headers: Record<string, string>,
 		) => {
 			const rateLimited = retryAfterMs !== undefined;
-			budget.observe(readHeaders(headers), clock.now, rateLimited);
+			budget.observe(readHeaders(headers), clock.now, rateLimited, departure);
 			budget.settle(departure, clock.now, rateLimited);
 			if (retryAfterMs !== undefined) {
 				result.rateLimited.push(clock.now);

@@ -10,6 +10,8 @@
  *   --window-ms N       window length in ms (default 60000)
  *   --algorithm A       sliding-log | fixed-window | token-bucket (default sliding-log)
  *   --burst N           token bucket capacity (default = rate limit)
+ *   --headers H         rate-limit headers on every answer: x-ratelimit-delta | x-ratelimit-epoch | ratelimit | ietf (default none)
+ *   --reset-rounding R  how those headers' Reset is rounded to whole seconds: up (default) | down | nearest
  *   --calls N           seeded calls (default 120)
  *   --pagination S      data-next_cursor | items-nextCursor | calls-next-token | results-next-url | array-link-header | data-page
  *   --list-order O      newest-first (default) | oldest-first (new calls appended at the end)
@@ -28,6 +30,8 @@ import {
 	PaginationStyle,
 	PendingRecordingAnswer,
 	RateLimitAlgorithm,
+	RateLimitHeaderStyle,
+	ResetRounding,
 } from './types';
 
 function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } {
@@ -56,6 +60,8 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } 
 		'window-ms',
 		'algorithm',
 		'burst',
+		'headers',
+		'reset-rounding',
 		'calls',
 		'pagination',
 		'list-order',
@@ -91,6 +97,8 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } 
 					windowMs: int('window-ms') ?? 60_000,
 					algorithm: (flags.get('algorithm') as RateLimitAlgorithm | undefined) ?? 'sliding-log',
 					burst: int('burst'),
+					headers: flags.get('headers') as RateLimitHeaderStyle | undefined,
+					resetRounding: flags.get('reset-rounding') as ResetRounding | undefined,
 				},
 	};
 	return { options, json: switches.has('json') };

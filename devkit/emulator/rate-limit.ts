@@ -10,9 +10,11 @@
 import { performance } from 'perf_hooks';
 import {
 	RATE_LIMIT_HEADER_STYLES,
+	RESET_ROUNDINGS,
 	RateLimitAlgorithm,
 	RateLimitConfig,
 	RateLimitHeaderStyle,
+	ResetRounding,
 } from './types';
 
 export const DEFAULT_RATE_LIMIT: RateLimitConfig = {
@@ -137,23 +139,28 @@ export function validateRateLimit(cfg: unknown): RateLimitConfig | false {
 	if (c.headers !== undefined && !RATE_LIMIT_HEADER_STYLES.includes(c.headers)) {
 		throw new Error(`rate limit: headers must be one of ${RATE_LIMIT_HEADER_STYLES.join(', ')}`);
 	}
+	if (c.resetRounding !== undefined && !RESET_ROUNDINGS.includes(c.resetRounding)) {
+		throw new Error(`rate limit: resetRounding must be one of ${RESET_ROUNDINGS.join(', ')}`);
+	}
 	return {
 		limit: c.limit as number,
 		windowMs: c.windowMs as number,
 		algorithm: c.algorithm ?? 'sliding-log',
 		...(c.burst !== undefined ? { burst: c.burst } : {}),
 		...(c.headers !== undefined ? { headers: c.headers } : {}),
+		...(c.resetRounding !== undefined ? { resetRounding: c.resetRounding } : {}),
 	};
 }
 
 /** The key's budget after a decision, in the configured header family (none: {}). */
 export function rateLimitHeaders(
 	style: RateLimitHeaderStyle | undefined,
-	cfg: { limit: number; windowMs: number },
+	cfg: { limit: number; windowMs: number; resetRounding?: ResetRounding },
 	state: { remaining: number; resetMs: number },
 	epochNowMs: number = Date.now(),
 ): Record<string, string> {
-	const resetSeconds = Math.max(0, Math.ceil(state.resetMs / 1000));
+	const round = { up: Math.ceil, down: Math.floor, nearest: Math.round }[cfg.resetRounding ?? 'up'];
+	const resetSeconds = Math.max(0, round(state.resetMs / 1000));
 	const limit = String(cfg.limit);
 	const remaining = String(Math.max(0, state.remaining));
 	switch (style) {
@@ -163,9 +170,7 @@ export function rateLimitHeaders(
 				'X-RateLimit-Limit': limit,
 				'X-RateLimit-Remaining': remaining,
 				'X-RateLimit-Reset': String(
-					style === 'x-ratelimit-delta'
-						? resetSeconds
-						: Math.ceil((epochNowMs + state.resetMs) / 1000),
+					style === 'x-ratelimit-delta' ? resetSeconds : round((epochNowMs + state.resetMs) / 1000),
 				),
 			};
 		case 'ratelimit':

@@ -19,9 +19,9 @@ export type RateLimitAlgorithm = 'sliding-log' | 'fixed-window' | 'token-bucket'
  * - 'ratelimit': RateLimit-Limit/Remaining/Reset (earlier IETF drafts), Reset in seconds;
  * - 'ietf': RateLimit-Policy `"default";q=<limit>;w=<window s>` with RateLimit
  *   `"default";r=<remaining>;t=<reset s>` (current IETF draft).
- * Reset is when Remaining next goes up, in whole seconds rounded up: the window's end (fixed
- * window), when the oldest counted request leaves the window (sliding log), when the next token
- * comes (token bucket).
+ * Reset is when Remaining next goes up, in whole seconds (rounded as `ResetRounding` says): the
+ * window's end (fixed window), when the oldest counted request leaves the window (sliding log),
+ * when the next token comes (token bucket).
  */
 export type RateLimitHeaderStyle = 'x-ratelimit-delta' | 'x-ratelimit-epoch' | 'ratelimit' | 'ietf';
 
@@ -32,6 +32,16 @@ export const RATE_LIMIT_HEADER_STYLES: readonly RateLimitHeaderStyle[] = [
 	'ietf',
 ];
 
+/**
+ * How a stated Reset (seconds from now, or epoch seconds) is rounded to whole seconds; the spec
+ * leaves it open. 'up' (default) is never early; 'down' (`Math.floor`, common in hand-written
+ * limiters) states a reset up to 1 s before Remaining goes up, and 0 s while it is still 0;
+ * 'nearest' is up to half a second early or late. Retry-After is always rounded up.
+ */
+export type ResetRounding = 'up' | 'down' | 'nearest';
+
+export const RESET_ROUNDINGS: readonly ResetRounding[] = ['up', 'down', 'nearest'];
+
 export interface RateLimitConfig {
 	limit: number;
 	windowMs: number;
@@ -41,6 +51,8 @@ export interface RateLimitConfig {
 	burst?: number;
 	/** Default: none (the spec shows no rate-limit headers). */
 	headers?: RateLimitHeaderStyle;
+	/** How the headers' Reset is rounded to whole seconds (default 'up'). */
+	resetRounding?: ResetRounding;
 }
 
 export type PaginationStyle =

@@ -14,20 +14,31 @@ describe.each(RATE_LIMIT_HEADER_STYLES)('Rate-limit headers: %s', (headers) => {
 			.map((request) => request.at);
 	const rateLimited = () => emulator().requests.filter((request) => request.status === 429);
 
-	test('a token bucket with burst = limit: no 429, and its refill spent as it comes', async () => {
-		// 2 at once, then one a second: the 5th lead at 3 s at the earliest.
-		emulator().setRateLimit({ limit: 2, windowMs: 2000, algorithm: 'token-bucket', headers });
-		const result = await run(
-			workflowFrom('importLeads', { items: leads(5) }),
-			credentials({ requestsPerMinute: 60, rateWindowSeconds: 2 }),
-		);
-		expect(result.success).toHaveLength(5);
-		expect(rateLimited()).toHaveLength(0);
-		const at = acceptedAt();
-		// Without headers the budget waits for whole windows here: 4 s. An epoch-seconds Reset
-		// names the next whole second, up to 1 s after the token comes: no bound on time there.
-		if (headers !== 'x-ratelimit-epoch') expect(at[4] - at[0]).toBeLessThan(3800);
-	});
+	// Rounded to the nearest second: the pacer's unit tests.
+	test.each(['up', 'down'] as const)(
+		'a token bucket with burst = limit, resets rounded %s: no 429, and its refill spent as it comes',
+		async (resetRounding) => {
+			// 2 at once, then one a second: the 5th lead at 3 s at the earliest. Rounded down, the
+			// next refill, less than a second away, is stated as due with nothing left.
+			emulator().setRateLimit({
+				limit: 2,
+				windowMs: 2000,
+				algorithm: 'token-bucket',
+				headers,
+				resetRounding,
+			});
+			const result = await run(
+				workflowFrom('importLeads', { items: leads(5) }),
+				credentials({ requestsPerMinute: 60, rateWindowSeconds: 2 }),
+			);
+			expect(result.success).toHaveLength(5);
+			expect(rateLimited()).toHaveLength(0);
+			const at = acceptedAt();
+			// Without headers the budget waits for whole windows here: 4 s. An epoch-seconds Reset
+			// names the next whole second, up to 1 s after the token comes: no bound on time there.
+			if (headers !== 'x-ratelimit-epoch') expect(at[4] - at[0]).toBeLessThan(3800);
+		},
+	);
 
 	test("a credential twice the key's stated limit: no 429, at the stated rate", async () => {
 		emulator().setRateLimit({ limit: 3, windowMs: 2000, algorithm: 'fixed-window', headers });

@@ -2,7 +2,10 @@ import { simulate, type SimProcess, type SimServer } from '../../devkit/budgetSi
 import { RateLimiter } from '../../devkit/emulator/rate-limit';
 import type { RateLimitConfig } from '../../devkit/emulator/types';
 import { RateBudget, budgetForKey, type Departure } from '../../nodes/shared/transport/pacer';
-import { readRateLimitHeaders } from '../../nodes/shared/transport/rateLimitHeaders';
+import {
+	readRateLimitHeaders,
+	type StatedWindow,
+} from '../../nodes/shared/transport/rateLimitHeaders';
 
 // The budget on a simulated clock: 10 requests per 10 s window (60 per minute).
 const WINDOW = 10_000;
@@ -46,7 +49,7 @@ function drive(
 		const decision = limiter.take('key');
 		clock.now += 5;
 		const now = clock.now;
-		b.observe(readRateLimitHeaders(decision.headers, now), now, !decision.ok);
+		b.observe(readRateLimitHeaders(decision.headers, now), now, !decision.ok, departure);
 		b.settle(departure, now, !decision.ok);
 		if (decision.ok) acceptedAt.push(now);
 		else {
@@ -175,8 +178,8 @@ describe('RateBudget', () => {
 });
 
 describe('RateBudget with the windows the server states', () => {
-	const stated = (remaining: number, resetAtMs: number, limit = LIMIT) => [
-		{ remaining, resetAtMs, limit, windowMs: WINDOW },
+	const stated = (remaining: number, resetAtMs: number, limit = LIMIT): StatedWindow[] => [
+		{ remaining, resetAtMs, resetStated: 'delta', limit, windowMs: WINDOW },
 	];
 
 	/** Answers one at a time (each sent when the budget lets it), stating these counts; returns when the last came. */
@@ -186,7 +189,7 @@ describe('RateBudget with the windows the server states', () => {
 			let departure = ask(b, now);
 			for (; typeof departure === 'number'; departure = ask(b, now)) now += departure;
 			now += 5;
-			b.observe(stated(left, resetAtMs, limit), now, false);
+			b.observe(stated(left, resetAtMs, limit), now, false, departure);
 			b.settle(departure, now, false);
 		}
 		return now;
@@ -239,12 +242,14 @@ describe('RateBudget with the windows the server states', () => {
 	test('no request leaves while the stated remaining, less what is in flight, is zero; one leaves at the reset', () => {
 		const b = budget();
 		// No limit stated (X-RateLimit-Remaining and -Reset only): no last places to keep.
-		const count = (remaining: number) => [{ remaining, resetAtMs: 4_000 }];
+		const count = (remaining: number): StatedWindow[] => [
+			{ remaining, resetAtMs: 4_000, resetStated: 'delta' },
+		];
 		let now = 0;
 		for (const left of [4, 3, 2]) {
 			const departure = ask(b, now) as Departure;
 			now += 5;
-			b.observe(count(left), now, false);
+			b.observe(count(left), now, false, departure);
 			b.settle(departure, now, false);
 		}
 		now += FIRST_MOMENTS_MS;
@@ -252,9 +257,9 @@ describe('RateBudget with the windows the server states', () => {
 		expect([typeof second, typeof third]).toEqual(['object', 'object']);
 		// Two left, two in flight: the next waits for their answers, then for the reset.
 		expect(ask(b, now)).toBe(10);
-		b.observe(count(0), now + 10, false);
+		b.observe(count(0), now + 10, false, second as Departure);
 		b.settle(second as Departure, now + 10, false);
-		b.observe(count(0), now + 11, false);
+		b.observe(count(0), now + 11, false, third as Departure);
 		b.settle(third as Departure, now + 11, false);
 		expect(ask(b, now + 11)).toBe(4_000 - (now + 11));
 		expect(typeof ask(b, 4_000)).toBe('object');
@@ -265,7 +270,7 @@ describe('RateBudget with the windows the server states', () => {
 	test('refused with the count spent and holding no place: after the reset, those whose places freed go first', () => {
 		const b = budget();
 		const departure = ask(b, 0) as Departure;
-		b.observe(stated(0, 1_000), 5, true);
+		b.observe(stated(0, 1_000), 5, true, departure);
 		b.settle(departure, 5, true);
 		const wait = ask(b, 1_000);
 		expect(wait).toBeGreaterThan(0);
@@ -294,7 +299,7 @@ describe('RateBudget with the windows the server states', () => {
 		// taken before it: others spend from the key too.
 		const heldUp = ask(b, 0) as Departure;
 		expect(typeof heldUp).toBe('object');
-		b.observe(stated(5, 10_000), 400, false);
+		b.observe(stated(5, 10_000), 400, false, heldUp);
 		b.settle(heldUp, 400, false);
 		answer(b, [4], 10_000, LIMIT, 500);
 		// After the reset the sliding log counts our place of 0.5 s, not the one sent at 0.
@@ -305,7 +310,7 @@ describe('RateBudget with the windows the server states', () => {
 	test("a 429's reset is no closer than the one stated for the same count before it: the earlier stands", () => {
 		const b = budget();
 		const first = ask(b, 0) as Departure;
-		b.observe(stated(5, 10_000), 5, false);
+		b.observe(stated(5, 10_000), 5, false, first);
 		b.settle(first, 5, false);
 		// Others took the rest: the 429's reset, in whole seconds rounded up from later in
 		// the window, is 0.6 s later than the one stated at 5 ms.
@@ -313,7 +318,7 @@ describe('RateBudget with the windows the server states', () => {
 		let second = ask(b, now);
 		for (; typeof second === 'number'; second = ask(b, now)) now += second;
 		expect(now).toBeLessThan(1_000);
-		b.observe(stated(0, 10_600), now + 5, true);
+		b.observe(stated(0, 10_600), now + 5, true, second);
 		b.settle(second, now + 5, true);
 		expect(typeof ask(b, 10_005)).toBe('object');
 	});
@@ -322,11 +327,11 @@ describe('RateBudget with the windows the server states', () => {
 		const b = new RateBudget({ requestsPerMinute: 120, windowMs: WINDOW });
 		expect(b.state.limit).toBe(20);
 		const departure = ask(b, 0) as Departure;
-		b.observe(stated(9, 10_000, 10), 5, false);
+		b.observe(stated(9, 10_000, 10), 5, false, departure);
 		b.settle(departure, 5, false);
 		expect(b.state.limit).toBe(10);
 		const next = ask(b, 10) as Departure;
-		b.observe([], 15, false);
+		b.observe([], 15, false, next);
 		b.settle(next, 15, false);
 		expect(b.state.limit).toBe(20);
 	});
@@ -339,7 +344,7 @@ describe('RateBudget with the windows the server states', () => {
 		for (let departed = ask(b, now); typeof departed === 'object'; departed = ask(b, now)) {
 			sent++;
 			now += 5;
-			b.observe(stated(95 - sent, 10_000, 100), now, false);
+			b.observe(stated(95 - sent, 10_000, 100), now, false, departed);
 			b.settle(departed, now, false);
 		}
 		expect(sent).toBe(5);
@@ -460,6 +465,40 @@ describe('RateBudget with the windows the server states', () => {
 		}
 	});
 
+	test('a token bucket whose resets are rounded down to whole seconds: a refill stated as due with nothing left is read a second later', () => {
+		const server = {
+			limit: LIMIT,
+			windowMs: WINDOW,
+			algorithm: 'token-bucket',
+			headers: 'ietf',
+			resetRounding: 'down',
+		} as const;
+		const { acceptedAt, rateLimited } = drive(budget(), server, 25);
+		// Taken as stated, the next refill "in 0 s" with nothing left drew a 429.
+		expect(rateLimited).toBe(0);
+		expect(((25 - LIMIT) * WINDOW) / LIMIT / (acceptedAt[24] - acceptedAt[0])).toBeGreaterThan(
+			0.95,
+		);
+	});
+
+	test('a sliding log whose resets are rounded to the nearest second: the 429 of a reset stated early is not taken for others spending', () => {
+		const server = {
+			algorithm: 'sliding-log',
+			limit: LIMIT,
+			windowMs: WINDOW,
+			headers: 'ietf',
+			resetRounding: 'nearest',
+		} as const;
+		for (let seed = 1; seed <= 5; seed++) {
+			const [result] = simulate(server, [{ leads: 25 }], seed);
+			// One request sent at a reset stated early, once.
+			expect(result.rateLimited.length).toBeLessThanOrEqual(1);
+			// That 429 taken for others on the key: the bound from our own requests was dropped,
+			// and with resets read a second later each window began up to 1.5 s late (0.92).
+			expect((2 * WINDOW) / (result.doneAt - result.firstSentAt)).toBeGreaterThanOrEqual(0.95);
+		}
+	});
+
 	test('a credential twice the stated limit: no 429, at 0.95 of the stated rate or better', () => {
 		const b = new RateBudget({ requestsPerMinute: 120, windowMs: WINDOW });
 		const server = {
@@ -541,6 +580,17 @@ describe('n8n processes sharing a key whose server states the count (queue mode,
 		}
 		return refused / 10;
 	}
+
+	test('three processes on a fixed window whose resets are rounded down: each refused once, when it learns, not at every reset', () => {
+		const server = { ...tenPerTenSeconds('fixed-window'), resetRounding: 'down' } as const;
+		const processes = [0, 0, 0].map(() => ({ leads: 20 }));
+		let refused = 0;
+		for (let seed = 1; seed <= 5; seed++) {
+			refused += simulate(server, processes, seed).reduce((n, r) => n + r.rateLimited.length, 0);
+		}
+		// Resets taken as stated: every process sent at every reset a moment early (3 per run each).
+		expect(refused / (5 * processes.length)).toBeLessThanOrEqual(1.5);
+	});
 
 	test('a process starting 0.3 s after the others spent a fixed window: refused once, it goes at the reset and finds a place', () => {
 		// Waiting round trips after the reset, as for a place that frees one at a time: the others

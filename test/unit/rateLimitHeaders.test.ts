@@ -11,7 +11,15 @@ describe('readRateLimitHeaders', () => {
 				{ 'X-RATELIMIT-LIMIT': '60', 'x-ratelimit-remaining': '12', 'X-RateLimit-Reset': '30' },
 				now,
 			),
-		).toEqual([{ remaining: 12, resetAtMs: now + 30_000, limit: 60, windowMs: undefined }]);
+		).toEqual([
+			{
+				remaining: 12,
+				resetAtMs: now + 30_000,
+				resetStated: 'delta',
+				limit: 60,
+				windowMs: undefined,
+			},
+		]);
 	});
 
 	test('X-RateLimit-Reset as epoch seconds or epoch ms is told from a delta', () => {
@@ -20,8 +28,8 @@ describe('readRateLimitHeaders', () => {
 			readRateLimitHeaders(
 				{ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': epochSeconds },
 				now,
-			)[0].resetAtMs,
-		).toBe(now + 45_000);
+			)[0],
+		).toMatchObject({ resetAtMs: now + 45_000, resetStated: 'clock' });
 		expect(
 			readRateLimitHeaders(
 				{ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now + 5000) },
@@ -36,7 +44,9 @@ describe('readRateLimitHeaders', () => {
 				{ 'RateLimit-Limit': '10, 10;w=10', 'RateLimit-Remaining': '3', 'RateLimit-Reset': '4' },
 				now,
 			),
-		).toEqual([{ remaining: 3, resetAtMs: now + 4000, limit: 10, windowMs: 10_000 }]);
+		).toEqual([
+			{ remaining: 3, resetAtMs: now + 4000, resetStated: 'delta', limit: 10, windowMs: 10_000 },
+		]);
 	});
 
 	test('RateLimit-Policy with RateLimit (current IETF draft): every policy, matched by name', () => {
@@ -48,14 +58,26 @@ describe('readRateLimitHeaders', () => {
 			now,
 		);
 		expect(windows).toEqual([
-			{ remaining: 9, resetAtMs: now + 1000, limit: 10, windowMs: 1000 },
-			{ remaining: 2, resetAtMs: now + 3_600_000, limit: 1000, windowMs: 86_400_000 },
+			{ remaining: 9, resetAtMs: now + 1000, resetStated: 'delta', limit: 10, windowMs: 1000 },
+			{
+				remaining: 2,
+				resetAtMs: now + 3_600_000,
+				resetStated: 'delta',
+				limit: 1000,
+				windowMs: 86_400_000,
+			},
 		]);
 	});
 
 	test("the draft's RateLimit dictionary: limit=, remaining=, reset=", () => {
 		expect(readRateLimitHeaders({ RateLimit: 'limit=60, remaining=7, reset=20' }, now)).toEqual([
-			{ remaining: 7, resetAtMs: now + 20_000, limit: 60, windowMs: undefined },
+			{
+				remaining: 7,
+				resetAtMs: now + 20_000,
+				resetStated: 'delta',
+				limit: 60,
+				windowMs: undefined,
+			},
 		]);
 	});
 

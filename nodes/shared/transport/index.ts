@@ -143,8 +143,10 @@ async function attempt(
 			),
 		);
 		const rateLimited = answer.statusCode === 429;
-		budget.observe(readRateLimitHeaders(answer.headers, Date.now()), Date.now(), rateLimited);
-		budget.settle(departure, Date.now(), rateLimited);
+		const answeredAt = Date.now();
+		const stated = readRateLimitHeaders(answer.headers, answeredAt);
+		budget.observe(stated, answeredAt, rateLimited, departure);
+		budget.settle(departure, answeredAt, rateLimited);
 		return answer;
 	} catch (error) {
 		budget.settle(departure, Date.now(), false);

@@ -175,8 +175,8 @@ export class RateBudget {
 	 * What an answer stated about the key's windows (none: the server states nothing, and the
 	 * budget above applies). Call before `settle` for the same departure.
 	 */
-	observe(windows: StatedWindow[], now: number, rateLimited: boolean): void {
-		this.count.observe(windows, now, rateLimited);
+	observe(windows: StatedWindow[], now: number, rateLimited: boolean, departure: Departure): void {
+		this.count.observe(windows, now, rateLimited, departure.at);
 		this.reconfigure();
 	}
 
