@@ -115,7 +115,7 @@ function statusFaultReply(fault: Extract<Fault, { kind: 'status' }>): Reply {
 	const contentType =
 		fault.contentType ??
 		(body.trimStart().startsWith('<') ? 'text/html; charset=utf-8' : 'application/json');
-	const headers: Record<string, string> = { 'Content-Type': contentType };
+	const headers: Record<string, string> = { 'Content-Type': contentType, ...fault.headers };
 	if (fault.retryAfter !== undefined) headers['Retry-After'] = fault.retryAfter;
 	return { status: fault.status, headers, body };
 }

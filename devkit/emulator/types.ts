@@ -174,6 +174,8 @@ export type Fault =
 			count?: number;
 			/** Sent verbatim as the Retry-After header; omitted when undefined. */
 			retryAfter?: string;
+			/** More headers, sent verbatim (a rate-limit count the limiter would not state). */
+			headers?: Record<string, string>;
 			/** Default: {"detail":"<reason phrase>"} as JSON. */
 			body?: string;
 			/** Default: application/json, or text/html when the body starts with '<'. */

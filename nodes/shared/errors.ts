@@ -201,6 +201,20 @@ export function rateLimitError(node: INode, waitedMs: number, askedMs: number): 
 	});
 }
 
+/**
+ * The key's count, as the API states it, is spent for longer than the item may wait (a daily
+ * quota, say): failed at once rather than held for hours.
+ */
+export function spentKeyError(node: INode, waitMs: number, allowedMs: number): NodeApiError {
+	return new NodeApiError(node, { status: 429 } as JsonObject, {
+		message: `The API key has no requests left for another ${seconds(waitMs)}, as the API's rate-limit headers say; that is more than the Max Rate-Limit Wait option allows (${seconds(allowedMs)})`,
+		description:
+			'The key\'s limit for a longer period (an hour or a day) is spent. Run the workflow again after that time, or raise Max Rate-Limit Wait to wait for it.',
+		httpCode: '429',
+		failure: failureOf(429, waitMs),
+	});
+}
+
 /** The code of a failure without an HTTP answer (ECONNRESET, ETIMEDOUT...; UNKNOWN if none). */
 export function networkErrorCode(error: unknown): string {
 	const cause = (error as { cause?: unknown }).cause ?? error;

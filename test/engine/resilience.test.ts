@@ -1,5 +1,6 @@
 import { DEMO_KEYS } from '../../devkit/emulator';
 import { run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
+import { keyWithAllScopes, sentinelKey } from '../../devkit/reliability/keys';
 import { leads } from '../../devkit/workflows';
 
 const statuses = (requests: Array<{ status: unknown }>) =>
@@ -348,5 +349,68 @@ describe('Declared failure causes', () => {
 		expect(await failureOf({ baseUrl: 'http://127.0.0.1:9' }, { maxRetries: 0 })).toEqual({
 			cause: 'temporarily-unavailable',
 		});
+	});
+});
+
+/**
+ * A count the API states spent for longer than Max Rate-Limit Wait (several policies on one
+ * answer, a daily one spent): the items fail at once instead of holding the workflow for hours.
+ * Each test has its own key: the stated count stays in the key's process-wide budget.
+ */
+describe('A key whose longer quota is spent', () => {
+	const keys = ['daily quota spent', 'short quota spent'].map(sentinelKey);
+	const { emulator, credentials } = useEmulator({ keys: keys.flatMap(keyWithAllScopes) });
+	const spentFor = (seconds: number) =>
+		emulator().inject({
+			kind: 'status',
+			status: 201,
+			count: 1,
+			path: '/v1/leads',
+			headers: {
+				'RateLimit-Policy': '"minute";q=60;w=60, "daily";q=1000;w=86400',
+				RateLimit: `"minute";r=59;t=60, "daily";r=0;t=${seconds}`,
+			},
+		});
+
+	test('spent for an hour: the next items fail at once, naming the wait, with nothing sent', async () => {
+		spentFor(3600);
+		const started = Date.now();
+		const result = await run(
+			workflowFrom('importLeads', { items: leads(3) }),
+			credentials({ apiKey: keys[0], requestsPerMinute: 60 }),
+		);
+		expect(result.success).toHaveLength(1);
+		expect(result.errors.map((error) => error.error)).toEqual([
+			expect.stringMatching(/^The API key has no requests left for another 3600 s, .* \(300 s\)$/),
+			expect.stringMatching(/^The API key has no requests left for another 3600 s/),
+		]);
+		expect(emulator().requests).toHaveLength(1);
+		expect(Date.now() - started).toBeLessThan(5000);
+		// The error declares it (n8n 2.x backs a polling trigger off by it).
+		const stopped = await run(
+			workflowFrom('importLeads', { items: leads(1), onError: 'stopWorkflow' }),
+			credentials({ apiKey: keys[0], requestsPerMinute: 60 }),
+		);
+		expect((stopped.error as { failure?: unknown }).failure).toEqual({
+			cause: 'rate-limited',
+			retryAfterMs: expect.any(Number),
+		});
+		expect(
+			(stopped.error as { failure: { retryAfterMs: number } }).failure.retryAfterMs,
+		).toBeGreaterThan(3_500_000);
+	});
+
+	test('spent for less than Max Rate-Limit Wait: the item waits for the stated reset', async () => {
+		spentFor(3);
+		const result = await run(
+			workflowFrom('importLeads', {
+				items: leads(2),
+				parameters: { options: { maxRateLimitWait: 10 } },
+			}),
+			credentials({ apiKey: keys[1], requestsPerMinute: 60, rateWindowSeconds: 1 }),
+		);
+		expect(result.success).toHaveLength(2);
+		const [first, second] = emulator().requests.map((request) => request.at);
+		expect(second - first).toBeGreaterThanOrEqual(2900);
 	});
 });

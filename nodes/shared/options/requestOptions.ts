@@ -24,7 +24,7 @@ const requestOptionFields: INodeProperties[] = [
 		typeOptions: { minValue: 0 },
 		default: defaultMaxRateLimitWaitSeconds,
 		description:
-			'When the API answers 429 (rate limited), the node waits as long as it asks and retries. This caps the total time one request waits on 429 answers; past it the item fails with a clear error. It does not apply to other failures.',
+			"When the API answers 429 (rate limited), the node waits as long as it asks and retries. This caps the total time one request waits on 429 answers; past it the item fails with a clear error. When the API's rate-limit headers say the key has no requests left for longer than this and longer than two minutes (an hourly or daily limit spent), the item fails at once instead of waiting. It does not apply to other failures.",
 	},
 	{
 		displayName: 'Max Retries',

@@ -12,6 +12,7 @@ import {
 	operationError,
 	rateLimitError,
 	settingsError,
+	spentKeyError,
 	toNodeError,
 } from '../errors';
 import type { RateBudget } from './pacer';
@@ -126,11 +127,16 @@ async function attempt(
 	budget: RateBudget,
 	options: IHttpRequestOptions,
 	credentialsDecrypted: ICredentialsDecrypted,
+	rateLimitWaitLeftMs: number,
 ): Promise<ApiResponse | { networkErrorCode: string }> {
 	runSendsOn(this, budget);
 	const departOrWait = () => budget.departOrWait(Date.now(), pendingRequests(budget));
 	let departure = departOrWait();
 	for (; typeof departure === 'number'; departure = departOrWait()) {
+		// Held for hours by a spent daily quota, the item would look stuck: it fails at once,
+		// as a 429 asking for that wait would.
+		const allowedMs = Math.max(budget.turnWaitsAtMostMs, rateLimitWaitLeftMs);
+		if (departure > allowedMs) throw spentKeyError(this.getNode(), departure, allowedMs);
 		await pause.call(this, departure);
 	}
 	try {
@@ -199,7 +205,8 @@ export async function apiRequest(
 	const options = requestOptions(resolveUrl(settings, request, node), request, policy);
 	const retries = newRetryState();
 	for (;;) {
-		const answer = await attempt.call(this, budget, options, decrypted);
+		const waitLeftMs = policy.maxRateLimitWaitMs - retries.rateLimitWaitedMs;
+		const answer = await attempt.call(this, budget, options, decrypted, waitLeftMs);
 		if ('raw' in answer && request.answerStatuses?.includes(answer.statusCode)) return answer;
 		const outcome = 'raw' in answer ? { ...answer, accept3xx: request.acceptRedirect } : answer;
 		const decision = decideRetry(outcome, retries, policy, Date.now());

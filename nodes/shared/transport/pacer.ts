@@ -86,6 +86,15 @@ export class RateBudget {
 		this.windowMs = windowMs;
 	}
 
+	/**
+	 * The longest a request waits for its turn while the key's count is merely in use: two of the
+	 * credential's windows. A longer wait is a count the server states spent for a longer period
+	 * (an hourly or daily quota).
+	 */
+	get turnWaitsAtMostMs(): number {
+		return 2 * this.windowMs;
+	}
+
 	/** What this process currently allows itself, for reports and tests. */
 	get state(): {
 		share: number;
