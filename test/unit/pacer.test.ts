@@ -12,6 +12,10 @@ const WINDOW = 10_000;
 const LIMIT = 10;
 const budget = () => new RateBudget({ requestsPerMinute: 60, windowMs: WINDOW });
 
+/** A server at 10 requests per 10 s stating its count in the current IETF draft's fields. */
+const tenPerTenSeconds = (algorithm: SimServer['algorithm']) =>
+	({ algorithm, limit: LIMIT, windowMs: WINDOW, headers: 'ietf' }) as const;
+
 /** Asks at `now`; returns the departure or the wait. */
 function ask(b: RateBudget, now: number): Departure | number {
 	return b.departOrWait(now);
@@ -449,12 +453,7 @@ describe('RateBudget with the windows the server states', () => {
 	);
 
 	test('a lone worker sending 8 at a time on a fixed window: no place left unused in any window', () => {
-		const server = {
-			algorithm: 'fixed-window',
-			limit: LIMIT,
-			windowMs: WINDOW,
-			headers: 'ietf',
-		} as const;
+		const server = tenPerTenSeconds('fixed-window');
 		for (let seed = 1; seed <= 20; seed++) {
 			const [result] = simulate(server, [{ leads: 60 }], seed);
 			expect(result.rateLimited).toHaveLength(0);
@@ -466,13 +465,7 @@ describe('RateBudget with the windows the server states', () => {
 	});
 
 	test('a token bucket whose resets are rounded down to whole seconds: a refill stated as due with nothing left is read a second later', () => {
-		const server = {
-			limit: LIMIT,
-			windowMs: WINDOW,
-			algorithm: 'token-bucket',
-			headers: 'ietf',
-			resetRounding: 'down',
-		} as const;
+		const server = { ...tenPerTenSeconds('token-bucket'), resetRounding: 'down' } as const;
 		const { acceptedAt, rateLimited } = drive(budget(), server, 25);
 		// Taken as stated, the next refill "in 0 s" with nothing left drew a 429.
 		expect(rateLimited).toBe(0);
@@ -482,13 +475,7 @@ describe('RateBudget with the windows the server states', () => {
 	});
 
 	test('a sliding log whose resets are rounded to the nearest second: the 429 of a reset stated early is not taken for others spending', () => {
-		const server = {
-			algorithm: 'sliding-log',
-			limit: LIMIT,
-			windowMs: WINDOW,
-			headers: 'ietf',
-			resetRounding: 'nearest',
-		} as const;
+		const server = { ...tenPerTenSeconds('sliding-log'), resetRounding: 'nearest' } as const;
 		for (let seed = 1; seed <= 5; seed++) {
 			const [result] = simulate(server, [{ leads: 25 }], seed);
 			// One request sent at a reset stated early, once.
@@ -533,10 +520,6 @@ describe('n8n processes sharing a key whose server states the count (queue mode,
 		expect(accepted).toBe(seeds * leads);
 		return { refused: rateLimited / (rateLimited + accepted), ratio: fastestMs / timeMs };
 	}
-
-	/** A server at 10 requests per 10 s stating its count in the current IETF draft's fields. */
-	const tenPerTenSeconds = (algorithm: SimServer['algorithm']) =>
-		({ algorithm, limit: 10, windowMs: 10_000, headers: 'ietf' }) as const;
 
 	// 360 leads: 6 windows at the fastest with no place to spare, so a place left unused anywhere
 	// costs a whole window (0.83 of fastest); 10 per 10 s: a place is a tenth of a window.
