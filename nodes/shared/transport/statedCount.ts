@@ -38,6 +38,13 @@ const COUNT = {
 	 * round trips (plus one per place left), when the closing process would have filled them.
 	 */
 	endOfRunWaitRoundTrips: 8,
+	/**
+	 * On a sliding log shared with others, an answer whose count rose shows places just freed,
+	 * each its owner's to take again: for this many round trips a process claims none of them
+	 * beyond its own (simulated grid, 3 workers at 10 per 10 s, ietf: 1.17% → 0.86% refused, mean
+	 * 0.967 → 0.975 of fastest, worst shape 0.913 → 0.960; 2 round trips: 0.97%, 0.971).
+	 */
+	ownersTurnRoundTrips: 1,
 	/** After a reset, a process holding no places there waits this many round trips. */
 	placelessWaitRoundTrips: 4,
 	/** A round trip counted as at least this long: timers are not exact. */
@@ -165,6 +172,8 @@ export class StatedCount {
 	/** Our accepted answers that stated the count, and when the first came. */
 	private statedAnswers = 0;
 	private firstStatedAt = -Infinity;
+	/** When an answer last showed the count risen at a reset: places freed, their owners' first. */
+	private freedSeenAt = -Infinity;
 	/** How much later than stated the server's resets may come (`readResets`). */
 	private resetsLateByMs = 0;
 	/** The latest answer showed its reset stated early: a 429 then was our early request's. */
@@ -264,6 +273,9 @@ export class StatedCount {
 			this.closingSince = now;
 		}
 		this.weighRefill(after, now);
+		if (reset && !rateLimited && before !== undefined && after.remaining + 1 > before.remaining) {
+			this.freedSeenAt = now;
+		}
 		if (reset && !rateLimited) {
 			this.weighWholeRefill(after, now);
 			this.countOthersBeforeUs(after, now);
@@ -356,7 +368,12 @@ export class StatedCount {
 			if (this.mayClaim(remaining, window, now, pending)) continue;
 			const lastPlacesAt = remaining >= 1 ? this.lastPlacesAt(remaining, pending) : Infinity;
 			const heldUntil = this.freshHoldUntil(remaining, window);
-			const until = Math.min(Math.max(heldUntil, lastPlacesAt), window.resetAtMs);
+			const ownersTurn = this.ownersTurnUntil();
+			const until = Math.min(
+				Math.max(heldUntil, lastPlacesAt),
+				window.resetAtMs,
+				ownersTurn > now ? ownersTurn : Infinity,
+			);
 			wait = Math.max(wait, this.inFlight > 0 ? POLL_MS : Math.ceil(until - now));
 		}
 		return wait;
@@ -618,8 +635,23 @@ export class StatedCount {
 			return remaining - this.inFlight >= COUNT.claimFrom;
 		}
 		if (this.inFlight > 0) return false;
-		if (remaining > Math.max(this.closingPlaces(window), this.othersOnTheWay())) return true;
+		if (remaining > Math.max(this.closingPlaces(window), this.othersOnTheWay())) {
+			return now >= this.ownersTurnUntil();
+		}
 		return remaining >= 1 && now >= this.lastPlacesAt(remaining, pending);
+	}
+
+	/**
+	 * On a sliding log shared with others, until when the places an answer showed freeing are
+	 * their owners' to take again (-Infinity: no such places, or another kind of server). An owner
+	 * knows when its own place frees and goes for it then; a process claiming them at once left
+	 * owners short, and a process short of places stays short, as a place comes back only to its
+	 * owner (simulated, starts 0, 30 and 200 ms apart: 0.913 of fastest, 0.973 now).
+	 */
+	private ownersTurnUntil(): number {
+		const { windowed, whole } = this.refillEvidence;
+		if (windowed === 0 || whole || this.refillsSteadily() || this.share() >= 1) return -Infinity;
+		return this.freedSeenAt + COUNT.ownersTurnRoundTrips * this.roundTripMs();
 	}
 
 	/**
