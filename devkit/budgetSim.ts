@@ -24,6 +24,8 @@ export interface SimServer {
 	headers?: RateLimitHeaderStyle;
 	/** How the stated Reset is rounded (default 'up'). */
 	resetRounding?: ResetRounding;
+	/** How far the server's clock, that an epoch Reset is stated on, is ahead of ours (ms). */
+	clockAheadMs?: number;
 }
 
 export interface SimProcess {
@@ -100,7 +102,7 @@ export function simulate(server: SimServer, processes: SimProcess[], seed = 1): 
 			resetRounding: server.resetRounding,
 		},
 		() => clock.now,
-		() => EPOCH_AT_START + clock.now,
+		() => EPOCH_AT_START + (server.clockAheadMs ?? 0) + clock.now,
 	);
 	// An epoch Reset is read against the wall clock, then put back on the simulated one.
 	const epochAtStart = server.headers === 'x-ratelimit-epoch' ? EPOCH_AT_START : 0;

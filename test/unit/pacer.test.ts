@@ -487,6 +487,20 @@ describe('RateBudget with the windows the server states', () => {
 		}
 	});
 
+	test('epoch resets from a server clock 2.5 s behind ours: refused once per second of it, then never', () => {
+		const server = {
+			...tenPerTenSeconds('fixed-window'),
+			headers: 'x-ratelimit-epoch',
+			clockAheadMs: -2500,
+		} as const;
+		for (let seed = 1; seed <= 5; seed++) {
+			const [result] = simulate(server, [{ leads: 60 }], seed);
+			// Each reset taken as stated, or read only a second later: refused at every reset (5).
+			expect(result.rateLimited.length).toBeLessThanOrEqual(3);
+			expect((5 * WINDOW) / (result.doneAt - result.firstSentAt)).toBeGreaterThanOrEqual(0.95);
+		}
+	});
+
 	test('a credential twice the stated limit: no 429, at 0.95 of the stated rate or better', () => {
 		const b = new RateBudget({ requestsPerMinute: 120, windowMs: WINDOW });
 		const server = {

@@ -649,8 +649,7 @@ export class StatedCount {
 	 * owner (simulated, starts 0, 30 and 200 ms apart: 0.913 of fastest, 0.973 now).
 	 */
 	private ownersTurnUntil(): number {
-		const { windowed, whole } = this.refillEvidence;
-		if (windowed === 0 || whole || this.refillsSteadily() || this.share() >= 1) return -Infinity;
+		if (this.refills() !== 'by windows' || this.share() >= 1) return -Infinity;
 		return this.freedSeenAt + COUNT.ownersTurnRoundTrips * this.roundTripMs();
 	}
 
