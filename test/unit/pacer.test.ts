@@ -218,13 +218,23 @@ describe('RateBudget with the windows the server states', () => {
 	test("a fresh key: the window's last places wait for its first moments, one at a time", () => {
 		const b = budget();
 		// One at a time down to the last 3 places, as a lone process on a fresh key.
-		const now = answer(b, [9, 8, 7, 6, 5, 4, 3], 10_000);
+		answer(b, [9, 8, 7, 6, 5, 4, 3], 10_000);
 		// A worker starting a moment later finds them, instead of a 429 for its first request.
-		expect(ask(b, now)).toBe(5 + FIRST_MOMENTS_MS - now);
+		expect(ask(b, 4 + FIRST_MOMENTS_MS)).toBe(1);
 		const first = ask(b, 5 + FIRST_MOMENTS_MS);
 		expect(typeof first).toBe('object');
 		// The next waits for that answer: had someone else taken a place, it would show.
 		expect(typeof ask(b, 5 + FIRST_MOMENTS_MS)).toBe('number');
+	});
+
+	test("a fresh key: the first window's places are spread over its first moments", () => {
+		const b = budget();
+		const first = ask(b, 0) as Departure;
+		b.observe(stated(9, 10_000), 5, false, first);
+		b.settle(first, 5, false);
+		// The second of 10 places a tenth of the first moments after the first answer, not at once.
+		expect(ask(b, 5)).toBe(FIRST_MOMENTS_MS / LIMIT);
+		expect(typeof ask(b, 5 + FIRST_MOMENTS_MS / LIMIT)).toBe('object');
 	});
 
 	test('a first answer that finds the window mostly spent on a window server: others spend from the key too', () => {

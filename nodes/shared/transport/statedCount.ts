@@ -365,6 +365,11 @@ export class StatedCount {
 			const credentialLimit = this.credentialLimit / this.windowScale(window);
 			const surplus = Math.max(0, (window.limit ?? 0) - credentialLimit);
 			const remaining = window.remaining - surplus - this.othersSinceLastAnswer(now);
+			const spreadAt = this.firstPlacesSpreadAt(window);
+			if (remaining >= 1 && spreadAt > now) {
+				wait = Math.max(wait, this.inFlight > 0 ? POLL_MS : Math.ceil(spreadAt - now));
+				continue;
+			}
 			if (this.mayClaim(remaining, window, now, pending)) continue;
 			const lastPlacesAt = remaining >= 1 ? this.lastPlacesAt(remaining, pending) : Infinity;
 			const heldUntil = this.freshHoldUntil(remaining, window);
@@ -651,6 +656,20 @@ export class StatedCount {
 	private ownersTurnUntil(): number {
 		if (this.refills() !== 'by windows' || this.share() >= 1) return -Infinity;
 		return this.freedSeenAt + COUNT.ownersTurnRoundTrips * this.roundTripMs();
+	}
+
+	/**
+	 * On a fresh key, the places of its first window are spread over its first moments: the
+	 * k-th of `limit` not before k ÷ limit of them (-Infinity: no longer fresh). Workers starting
+	 * a moment apart (queue mode) then each take a fair part of it; taken all at once at loopback
+	 * speed, the first worker held 7 of 10 and kept them, as each place comes back to its owner,
+	 * while the others finished a window or two late (simulated, round trips of 4-12 ms, 3 workers
+	 * at 10 per 10 s starting up to 0.2 s apart: 0.933 → 0.978 of fastest, 3.3% → 0.8% refused).
+	 * Alone, it costs a lone worker half a second once.
+	 */
+	private firstPlacesSpreadAt(window: StatedWindow): number {
+		if (window.limit === undefined || this.statedAnswers >= window.limit) return -Infinity;
+		return this.firstStatedAt + (this.statedAnswers * COUNT.freshKeyMs) / window.limit;
 	}
 
 	/**
