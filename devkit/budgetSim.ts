@@ -5,7 +5,7 @@
  * rows of section 1 measure: n8n's own scheduling and HTTP stack.
  *
  * Each simulated n8n process sends its leads 8 at a time, like the node, through its own
- * budget; every request takes 5-25 ms each way; a 429 pauses the key for max(Retry-After,
+ * budget; every request takes 5-25 ms each way (or as `oneWayMs` says); a 429 pauses the key for max(Retry-After,
  * 250 ms), as the transport does, and the lead is sent again.
  */
 import { RateLimiter } from './emulator/rate-limit';
@@ -26,6 +26,11 @@ export interface SimServer {
 	resetRounding?: ResetRounding;
 	/** How far the server's clock, that an epoch Reset is stated on, is ahead of ours (ms). */
 	clockAheadMs?: number;
+	/**
+	 * How long a request takes each way, at least and at most (ms; default 5-25). Over loopback,
+	 * as in the real queue-mode bench, 2-6: a worker then takes a place every few ms.
+	 */
+	oneWayMs?: readonly [least: number, most: number];
 }
 
 export interface SimProcess {
@@ -91,7 +96,8 @@ const EPOCH_AT_START = Date.UTC(2026, 0, 1) + 437;
 export function simulate(server: SimServer, processes: SimProcess[], seed = 1): SimProcessResult[] {
 	const clock = new Clock();
 	const random = seeded(seed);
-	const latency = () => 5 + random() * 20;
+	const [least, most] = server.oneWayMs ?? [5, 25];
+	const latency = () => least + random() * (most - least);
 	const limiter = new RateLimiter(
 		{
 			limit: server.limit,
