@@ -27,6 +27,8 @@
  *   BENCH_QUEUE_SAME_KEY=1  the "one busy" row uses the key of the "all busy" row before it, one
  *                           window later (each worker's budget then starts from what it learnt
  *                           sharing the key), instead of a fresh key
+ *   BENCH_QUEUE_AGAIN=1     with BENCH_QUEUE_SAME_KEY=1: a second "all busy" row on the same key
+ *                           three windows after the first (a scheduled run coming round again)
  */
 
 import { mkdirSync, writeFileSync } from 'fs';
@@ -63,6 +65,7 @@ const WINDOWS_OF_LEADS = 6;
 const ALGORITHM = (process.env.BENCH_QUEUE_ALGORITHM ?? 'sliding-log') as RateLimitAlgorithm;
 const WORKER_COUNTS = (process.env.BENCH_QUEUE_WORKERS ?? '2,3').split(',').map(Number);
 const SAME_KEY = process.env.BENCH_QUEUE_SAME_KEY === '1';
+const AGAIN = process.env.BENCH_QUEUE_AGAIN === '1';
 const RESET_ROUNDING = process.env.BENCH_QUEUE_RESET_ROUNDING as ResetRounding | undefined;
 const HEADER_STYLES = (process.env.BENCH_QUEUE_HEADERS ?? 'none,ietf')
 	.split(',')
@@ -206,7 +209,7 @@ async function measureRow(
 	}
 }
 
-/** "All busy", then, a window later, "one busy" on the same key. */
+/** "All busy" (again three windows later, with AGAIN), then, a window later, "one busy" on the same key. */
 async function measureRowsOnOneKey(
 	queue: N8nQueue,
 	server: BenchServer,
@@ -215,10 +218,14 @@ async function measureRowsOnOneKey(
 ): Promise<QueueRow[]> {
 	const bench = await startRowEmulator(limit, headers);
 	try {
-		const all = await measureRow(queue, server, 'all', limit, headers, bench);
+		const rows = [await measureRow(queue, server, 'all', limit, headers, bench)];
+		if (AGAIN) {
+			await new Promise((resolve) => setTimeout(resolve, 3 * LIMIT.windowMs));
+			rows.push(await measureRow(queue, server, 'all', limit, headers, bench));
+		}
 		// A window later every server has refilled: "fastest" is the same as from a fresh key.
 		await new Promise((resolve) => setTimeout(resolve, LIMIT.windowMs));
-		return [all, await measureRow(queue, server, 'one', limit, headers, bench)];
+		return [...rows, await measureRow(queue, server, 'one', limit, headers, bench)];
 	} finally {
 		await bench.stop();
 	}
