@@ -108,13 +108,15 @@ interface Place {
  * a place. The last places go to one process only: the one whose answer stated exactly that many
  * left (every answer's count is seen by one process), once the others' requests on the way have
  * landed. So processes sharing a key neither collide at the end of a window nor leave places
- * unused. At the end of a run the closing process may have run out of work: a process whose
- * remaining requests fit in what is left (pendingWork.ts) then takes them, a little later. Alone
- * as far as it knows, a process takes the last places one at a time too, and on a fresh key only
- * after its first moments (on a token bucket also sharing it): a worker starting a moment later
- * sends its first request blind, and should find a place. Others that show no spending for two
- * windows have stopped (their runs ended), and the key is ours alone again; a count read a while
- * ago is less what they may have taken since.
+ * unused. On a fresh key (and back on it after a while) a process spreads its first window over
+ * its first moments, so that workers starting a moment apart each get a fair part of it: each
+ * place then keeps coming back to its owner. At the end of a run the closing process may have run
+ * out of work: a process whose remaining requests fit in what is left (pendingWork.ts) then takes
+ * them, a little later. Alone as far as it knows, a process takes the last places one at a time
+ * too, and on a fresh key only after its first moments (on a token bucket also sharing it): a
+ * worker starting a moment later sends its first request blind, and should find a place. Others
+ * that show no spending for two windows have stopped (their runs ended), and the key is ours alone
+ * again; a count read a while ago is less what they may have taken since.
  *
  * When the count it last saw is spent, a reset is not a free-for-all either: a process goes
  * again only when one of its own places frees (a window after it took it; on a fixed window, at
@@ -691,7 +693,7 @@ export class StatedCount {
 	 * speed, the first worker held 7 of 10 and kept them, as each place comes back to its owner,
 	 * while the others finished a window or two late (simulated, round trips of 4-12 ms, 3 workers
 	 * at 10 per 10 s starting up to 0.2 s apart: 0.933 → 0.978 of fastest, 3.3% → 0.8% refused).
-	 * Alone, it costs a lone worker half a second once.
+	 * A lone worker pays up to half a second, once per key and again after each idle spell.
 	 */
 	private firstPlacesSpreadAt(window: StatedWindow): number {
 		if (window.limit === undefined || this.statedAnswers >= window.limit) return -Infinity;
