@@ -639,6 +639,21 @@ describe('n8n processes sharing a key whose server states the count (queue mode,
 		expect(refused / (5 * processes.length)).toBeLessThanOrEqual(1.5);
 	});
 
+	test.each([[[0, 10, 100]], [[0, 107, 115]]])(
+		'three processes on a token bucket whose resets are rounded down, starting at %j ms: a next token stated as due shows it, tokens left or not',
+		(starts) => {
+			const server = {
+				...tenPerTenSeconds('token-bucket'),
+				resetRounding: 'down',
+				oneWayMs: [2, 6],
+			} as const;
+			const processes = starts.map((startAt) => ({ leads: 20, startAt }));
+			// Learnt only from a spent count: the late starters, refused at their first tries,
+			// learnt it from a 429 at each token they tried for (8.4% and 10.8% refused).
+			expect(overSeeds(server, processes, 10).refused).toBeLessThanOrEqual(0.03);
+		},
+	);
+
 	test("a sliding log, processes starting a moment apart: places that just freed are their owners' for a round trip", () => {
 		const processes = [0, 30, 200].map((startAt) => ({ leads: 20, startAt }));
 		const { refused, ratio } = overSeeds(tenPerTenSeconds('sliding-log'), processes, 10, 50_000);
