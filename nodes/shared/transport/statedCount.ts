@@ -337,15 +337,17 @@ export class StatedCount {
 	 * On a window server only a spent count tells: with places left, a reset due now (a sliding
 	 * log's next place freeing within the second) is no reason to wait. Counting those too, 3
 	 * workers on a sliding log at 60 per minute drew twice the 429s and took 4% longer
-	 * (simulated). On a steady refill (a token bucket) every answer states its next token, due
-	 * now only when rounded down, with tokens left or not; counting only spent counts, workers
+	 * (simulated). Elsewhere any count tells: a token bucket states its next token on every
+	 * answer, due now only when rounded down, tokens left or not, from the first answer on (a
+	 * window server's first reset is a whole window away). Counting only spent counts, workers
 	 * starting a moment after the others learnt it from a 429 at each token they tried for
-	 * (simulated over loopback, 3 workers at 10 per 10 s: 5.3% of requests refused, 2.2% with
-	 * this).
+	 * (simulated over loopback, 3 workers at 10 per 10 s: 5.3% of requests refused, 0.3% with
+	 * this, as when rounded up; at 60 per minute 7 × 429 in 3,967 requests, none with this).
 	 */
 	private readResets(windows: StatedWindow[], now: number, sentAt: number): StatedWindow[] {
 		const statedEarly = windows.some((window) => {
-			if (window.remaining > 0 && !this.refillsSteadily()) return false;
+			// A window server, as any answer so far showed.
+			if (window.remaining > 0 && this.refillEvidence.windowed > 0) return false;
 			const due = window.resetStated === 'delta' ? now : sentAt;
 			return window.resetAtMs + this.resetsLateByMs <= due;
 		});
@@ -366,6 +368,8 @@ export class StatedCount {
 	/** The ms to wait before the stated windows let one more request leave (0: now). */
 	wait(now: number, pending: number): number {
 		this.freshAgainAfterIdle(now);
+		// Waiting for a moment while a request is on the way: its answer may change the count.
+		const waitFor = (at: number) => (this.inFlight > 0 ? POLL_MS : Math.ceil(at - now));
 		let wait = 0;
 		for (const window of this.stated) {
 			if (now >= window.resetAtMs) {
@@ -382,7 +386,7 @@ export class StatedCount {
 			const remaining = window.remaining - surplus - this.othersSinceLastAnswer(now);
 			const spreadAt = this.firstPlacesSpreadAt(window);
 			if (remaining >= 1 && spreadAt > now) {
-				wait = Math.max(wait, this.inFlight > 0 ? POLL_MS : Math.ceil(spreadAt - now));
+				wait = Math.max(wait, waitFor(spreadAt));
 				continue;
 			}
 			if (this.mayClaim(remaining, window, now, pending)) continue;
@@ -394,7 +398,7 @@ export class StatedCount {
 				window.resetAtMs,
 				ownersTurn > now ? ownersTurn : Infinity,
 			);
-			wait = Math.max(wait, this.inFlight > 0 ? POLL_MS : Math.ceil(until - now));
+			wait = Math.max(wait, waitFor(until));
 		}
 		this.waitingUntil = now + wait;
 		return wait;
