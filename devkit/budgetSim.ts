@@ -5,8 +5,8 @@
  * rows of section 1 measure: n8n's own scheduling and HTTP stack.
  *
  * Each simulated n8n process sends its leads 8 at a time, like the node, through its own
- * budget; every request takes 5-25 ms each way (or as `oneWayMs` says); a 429 pauses the key for max(Retry-After,
- * 250 ms), as the transport does, and the lead is sent again.
+ * budget; every request takes 5-25 ms each way (or as `oneWayMs` says); a 429 pauses the key
+ * for max(Retry-After, 250 ms), as the transport does, and the lead is sent again.
  */
 import { RateLimiter } from './emulator/rate-limit';
 import type { RateLimitAlgorithm, RateLimitHeaderStyle, ResetRounding } from './emulator/types';

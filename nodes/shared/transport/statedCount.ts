@@ -232,7 +232,7 @@ export class StatedCount {
 		if (!rateLimited) {
 			this.places.push(this.answered);
 			// Answers older than the longest window hold nothing any more (and the list stays small).
-			const heldMs = Math.max(...this.stated.map((window) => this.longestWindowMs(window)));
+			const heldMs = this.longestStatedWindowMs();
 			this.accepted = this.accepted.filter((request) => request.answeredAt + heldMs > now);
 			this.accepted.push({ sentAt, answeredAt: now });
 			this.placelessRefusals = 0;
@@ -603,6 +603,11 @@ export class StatedCount {
 	 * below the credential in the same minute) or the stated limit at the credential's rate (a
 	 * server with shorter windows), whichever is longer. Bounds from it are never early.
 	 */
+	/** The longest any of the stated windows may be (`longestWindowMs`). */
+	private longestStatedWindowMs(): number {
+		return Math.max(...this.stated.map((window) => this.longestWindowMs(window)));
+	}
+
 	private longestWindowMs(window: StatedWindow): number {
 		return window.windowMs ?? Math.max(this.windowMs, this.statedWindowMs());
 	}
@@ -688,9 +693,8 @@ export class StatedCount {
 	 */
 	private freshAgainAfterIdle(now: number): void {
 		if (this.inFlight > 0 || this.statedAnswers === 0) return;
-		const windowMs = Math.max(...this.stated.map((window) => this.longestWindowMs(window)));
-		if (now - Math.max(this.lastAnswerAt, this.waitingUntil) <= COUNT.idleWindows * windowMs)
-			return;
+		const idleMs = now - Math.max(this.lastAnswerAt, this.waitingUntil);
+		if (idleMs <= COUNT.idleWindows * this.longestStatedWindowMs()) return;
 		this.statedAnswers = 0;
 		this.firstStatedAt = -Infinity;
 	}
