@@ -1,5 +1,5 @@
 /**
- * The rate budget (nodes/shared/transport/pacer.ts) against the emulator's own limiters, in
+ * The rate budget (nodes/shared/transport/rateLimit.ts) against the emulator's own limiters, in
  * simulated time: real 60 s windows, whole minutes of traffic in milliseconds, and n8n
  * processes sharing a key (queue mode) without starting any. What it leaves out, the real-n8n
  * rows of section 1 measure: n8n's own scheduling and HTTP stack.
@@ -10,7 +10,7 @@
  */
 import { RateLimiter } from './emulator/rate-limit';
 import type { RateLimitAlgorithm, RateLimitHeaderStyle, ResetRounding } from './emulator/types';
-import { RateBudget, type Departure } from '../nodes/shared/transport/pacer';
+import { RateBudget, type Departure } from '../nodes/shared/transport/rateLimit';
 import { readRateLimitHeaders } from '../nodes/shared/transport/rateLimitHeaders';
 import { RETRY_POLICY } from '../nodes/shared/transport/retryPolicy';
 
@@ -160,9 +160,7 @@ export function simulate(server: SimServer, processes: SimProcess[], seed = 1): 
 		budgets[index] = budget;
 		let waiting = process.leads;
 		const attempt = () => {
-			// How many more requests the process has to send, this one included.
-			const pending = process.leads - result.accepted.length;
-			const departure = budget.departOrWait(clock.now, pending);
+			const departure = budget.departOrWait(clock.now);
 			if (typeof departure === 'number') {
 				clock.at(clock.now + departure, attempt);
 				return;
@@ -176,8 +174,7 @@ export function simulate(server: SimServer, processes: SimProcess[], seed = 1): 
 			headers: Record<string, string>,
 		) => {
 			const rateLimited = retryAfterMs !== undefined;
-			budget.observe(readHeaders(headers), clock.now, rateLimited, departure);
-			budget.settle(departure, clock.now, rateLimited);
+			budget.settle(departure, clock.now, { rateLimited, stated: readHeaders(headers) });
 			if (retryAfterMs !== undefined) {
 				result.rateLimited.push(clock.now);
 				budget.pauseUntil(clock.now + Math.max(retryAfterMs, RETRY_POLICY.minRateLimitWaitMs));

@@ -7,26 +7,9 @@ import { libraryCountry, libraryReading } from '../../devkit/phone/oracle';
 import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
 import { run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
 import { leads } from '../../devkit/workflows';
-import { budgetForKey } from '../../nodes/shared/transport/pacer';
-import { pendingRequests } from '../../nodes/shared/transport/pendingWork';
 
 describe('Import Lead through the execution engine', () => {
 	const { emulator, credentials } = useEmulator();
-
-	test('a run tells the rate budget what it still has to send only while it runs, also when it stops at a failing item', async () => {
-		for (const onError of ['continueErrorOutput', 'stopWorkflow'] as const) {
-			const workflow = workflowFrom('importLeads', {
-				items: [{ phone: '+14155550001' }, { phone: 'call me maybe' }, { phone: '+14155550003' }],
-				onError,
-			});
-			const credential = credentials({ requestsPerMinute: 0 });
-			await run(workflow, credential);
-			// The key's budget, as the run configured it (0: pacing off, so nothing else changes).
-			const budget = budgetForKey(credential.apiKey, { requestsPerMinute: 0 });
-			expect(pendingRequests(budget)).toBe(Infinity);
-		}
-		expect(emulator().requests.length).toBeGreaterThanOrEqual(3);
-	});
 
 	const apiBodies = () =>
 		emulator()

@@ -7,7 +7,17 @@ import { leads } from '../../devkit/workflows';
  * family the emulator can send (devkit/emulator/types.ts: RateLimitHeaderStyle).
  */
 describe.each(RATE_LIMIT_HEADER_STYLES)('Rate-limit headers: %s', (headers) => {
-	const { emulator, credentials } = useEmulator();
+	// A key of its own per test: the node keeps what a key's answers stated for the life of the
+	// process, and each test's server is a new one.
+	const keys = Array.from({ length: 3 }, (_, i) =>
+		`pf_live_${headers.replace(/\W/g, '')}${i}`.padEnd(51, 'k'),
+	);
+	let keysUsed = 0;
+	const { emulator, credentials: credentialsOf } = useEmulator({
+		keys: keys.map((key) => ({ key, scopes: ['leads:write'] })),
+	});
+	const credentials = (overrides: Parameters<typeof credentialsOf>[0] = {}) =>
+		credentialsOf({ apiKey: keys[keysUsed++], ...overrides });
 	const acceptedAt = () =>
 		emulator()
 			.requests.filter((request) => request.status === 201)

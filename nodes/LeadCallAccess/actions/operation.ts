@@ -20,11 +20,6 @@ export interface OperationDeclaration {
 	api: ApiOperation;
 	/** Its fields, shown for this resource and operation only. */
 	properties: INodeProperties[];
-	/**
-	 * How many requests one item sends, when that is known (Import Lead: one). The rate budget
-	 * then knows when a run is near its end (nodes/shared/transport/pendingWork.ts).
-	 */
-	requestsPerItem?: number;
 	/** Runs the operation for one input item; the router owns the item loop and error items. */
 	execute: (this: IExecuteFunctions, itemIndex: number) => Promise<INodeExecutionData[]>;
 }

@@ -4,7 +4,6 @@ import type { NodeError } from '../../shared/errors';
 import { operationError, statusOf, toNodeError, validationDetailsOf } from '../../shared/errors';
 import { resources } from './resources';
 import { findOperation } from './operation';
-import { expectRequests, runEnded } from '../../shared/transport/pendingWork';
 
 /**
  * With "Continue" every item is sent whatever happens to the others, so items run a few at a
@@ -59,25 +58,14 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	};
 
 	const results: INodeExecutionData[][] = new Array(items.length);
-	// What this run still has to send, for the rate budget's end of run (pendingWork.ts).
-	const requestsPerItem = declared?.requestsPerItem ?? Infinity;
-	const toSend = (itemsLeft: number) => (itemsLeft === 0 ? 0 : itemsLeft * requestsPerItem);
 	let nextItem = 0;
-	let itemsDone = 0;
 	const worker = async () => {
 		while (nextItem < items.length) {
 			const itemIndex = nextItem++;
 			results[itemIndex] = await runItem(itemIndex);
-			itemsDone++;
-			expectRequests(this, toSend(items.length - itemsDone));
 		}
 	};
 	const workers = continueOnFail ? Math.min(CONCURRENT_ITEMS_WHEN_CONTINUING, items.length) : 1;
-	expectRequests(this, toSend(items.length));
-	try {
-		await Promise.all(Array.from({ length: workers }, worker));
-	} finally {
-		runEnded(this);
-	}
+	await Promise.all(Array.from({ length: workers }, worker));
 	return [results.flat()];
 }

@@ -15,9 +15,8 @@ import {
 	spentKeyError,
 	toNodeError,
 } from '../errors';
-import type { RateBudget } from './pacer';
-import { budgetForKey } from './pacer';
-import { pendingRequests, runSendsOn } from './pendingWork';
+import type { RateBudget } from './rateLimit';
+import { budgetForKey } from './rateLimit';
 import { readRateLimitHeaders } from './rateLimitHeaders';
 import type { ApiResponse } from './response';
 import { toApiResponse } from './response';
@@ -129,8 +128,7 @@ async function attempt(
 	credentialsDecrypted: ICredentialsDecrypted,
 	rateLimitWaitLeftMs: number,
 ): Promise<ApiResponse | { networkErrorCode: string }> {
-	runSendsOn(this, budget);
-	const departOrWait = () => budget.departOrWait(Date.now(), pendingRequests(budget));
+	const departOrWait = () => budget.departOrWait(Date.now());
 	let departure = departOrWait();
 	for (; typeof departure === 'number'; departure = departOrWait()) {
 		// Held for hours by a spent daily quota, the item would look stuck: it fails at once,
@@ -148,14 +146,14 @@ async function attempt(
 				{ credentialsDecrypted },
 			),
 		);
-		const rateLimited = answer.statusCode === 429;
 		const answeredAt = Date.now();
-		const stated = readRateLimitHeaders(answer.headers, answeredAt);
-		budget.observe(stated, answeredAt, rateLimited, departure);
-		budget.settle(departure, answeredAt, rateLimited);
+		budget.settle(departure, answeredAt, {
+			rateLimited: answer.statusCode === 429,
+			stated: readRateLimitHeaders(answer.headers, answeredAt),
+		});
 		return answer;
 	} catch (error) {
-		budget.settle(departure, Date.now(), false);
+		budget.settle(departure, Date.now());
 		// The credential refused to attach the key (see its `authenticate`).
 		const refusal = [error, (error as Error).cause].find(
 			(e) => e instanceof ConnectionSettingsError,

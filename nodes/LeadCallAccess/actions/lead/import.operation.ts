@@ -156,7 +156,6 @@ export const operation: OperationDeclaration = {
 	description: 'Create or update a lead, matched by phone number',
 	action: 'Import a lead',
 	api: IMPORT_LEAD,
-	requestsPerItem: 1,
 	properties,
 	execute,
 };
