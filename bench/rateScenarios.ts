@@ -1,4 +1,5 @@
 /** The rate-limit rows: the server's limit, and which client runs against it how. */
+import { RATE_LIMIT_HEADER_STYLES } from '../devkit/emulator';
 import type { RateLimitAlgorithm, RateLimitHeaderStyle } from '../devkit/emulator';
 import type { HttpSetup } from './lib/workflows';
 import type { Limit } from './rateMetrics';
@@ -150,6 +151,38 @@ export const RATE_SCENARIOS: RateScenario[] = [
 		target: 'fastest',
 	},
 ];
+
+/**
+ * Issue 35's single-process matrix (`BENCH_RATE_MATRIX=1`): every server shape, without headers
+ * and with each header family, and a credential at twice the key's limit; once each. Target: at
+ * least 0.95 of the fastest time the server allows, at most 1 × 429 ('stated').
+ */
+const MATRIX_SHAPES: Array<Pick<RateScenario, 'algorithm' | 'burst'>> = [
+	{ algorithm: 'sliding-log' },
+	{ algorithm: 'fixed-window' },
+	{ algorithm: 'token-bucket', burst: 1 },
+	{ algorithm: 'token-bucket', burst: LIMIT.requests },
+];
+const MATRIX_HEADERS = [undefined, ...RATE_LIMIT_HEADER_STYLES];
+export const RATE_MATRIX: RateScenario[] = MATRIX_HEADERS.flatMap((headers) => [
+	...MATRIX_SHAPES.map((shape): RateScenario => ({
+		label: 'Lead & Call Access',
+		client: 'ours',
+		...shape,
+		headers,
+		leads: LEADS,
+		target: 'stated',
+	})),
+	{
+		label: 'Lead & Call Access, credential says twice the limit',
+		client: 'ours',
+		algorithm: 'sliding-log',
+		headers,
+		credentialRpm: 2 * ALLOWED_RPM,
+		leads: LEADS,
+		target: 'stated',
+	},
+]);
 
 /** Queue mode: needs two n8n processes, so it runs once both exist. */
 export const QUEUE_SCENARIOS: RateScenario[] = [

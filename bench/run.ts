@@ -8,7 +8,7 @@
  * needs two processes, so it runs last on A and B together.
  *
  * Environment (for investigating, not needed for `npm run bench`):
- *   BENCH_ONLY=budget,rate,overhead,recording,listCalls,queue  a subset (BENCHMARKS.md is then not written)
+ *   BENCH_ONLY=rate,overhead,recording,listCalls,queue  a subset (BENCHMARKS.md is then not written)
  *   BENCH_PACKAGE_DIR=<dir>  install another build of the package, e.g. to compare before/after
  *   BENCH_DEBUG=1            print the arrival gaps of every rate-limit run
  *   BENCH_RATE_ROWS=<a,b>    only the rate-limit rows whose label or headers contain one of these
@@ -16,7 +16,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { budgetSection, runBudgetSimulation } from './budget';
 import { N8N_VERSION, NODE24_VERSION, REPO_DIR } from '../devkit/n8n';
 import { cleanupAll, runBench } from './lib/cleanup';
 import { startBenchServer, type BenchServer } from './lib/n8n';
@@ -32,11 +31,11 @@ import { listCallsSection, runListCalls } from './listCalls';
 import { overheadSection, runOverhead } from './overhead';
 import { runRateScenario, type RateResult } from './rate';
 import { rateSection } from './rateReport';
-import { QUEUE_SCENARIOS, RATE_SCENARIOS, type RateScenario } from './rateScenarios';
+import { QUEUE_SCENARIOS, RATE_MATRIX, RATE_SCENARIOS, type RateScenario } from './rateScenarios';
 import { recordingSection, runRecording } from './recording';
 import { summarize, type Measured } from './summary';
 
-const GROUPS = ['budget', 'rate', 'overhead', 'recording', 'listCalls', 'queue'] as const;
+const GROUPS = ['rate', 'overhead', 'recording', 'listCalls', 'queue'] as const;
 type Group = (typeof GROUPS)[number];
 
 function selectedGroups(): Set<Group> {
@@ -84,10 +83,6 @@ async function main(): Promise<void> {
 	const startedAt = new Date();
 	const started = performance.now();
 	const measured: Measured = { rate: [] };
-	if (groups.has('budget')) {
-		log('budget: simulated time');
-		measured.budget = runBudgetSimulation();
-	}
 
 	const needsA = groups.has('rate') || groups.has('overhead') || groups.has('queue');
 	const needsB = groups.has('recording') || groups.has('listCalls') || groups.has('queue');
@@ -105,7 +100,9 @@ async function main(): Promise<void> {
 	log(`n8n ready (A pid ${a?.pid ?? '-'}, B pid ${b?.pid ?? '-'})`);
 
 	const rateRows = process.env.BENCH_RATE_ROWS?.split(',');
-	const rateScenarios = RATE_SCENARIOS.filter(
+	const rateScenarios = (
+		process.env.BENCH_RATE_MATRIX === '1' ? RATE_MATRIX : RATE_SCENARIOS
+	).filter(
 		(scenario) =>
 			!rateRows ||
 			rateRows.some((text) => `${scenario.label} ${scenario.headers ?? ''}`.includes(text)),
@@ -129,7 +126,6 @@ async function main(): Promise<void> {
 	await cleanupAll();
 
 	const sections: Section[] = [];
-	if (measured.budget) sections.push(budgetSection(measured.budget));
 	if (measured.rate.length > 0) sections.push(rateSection(measured.rate));
 	if (measured.overhead) sections.push(overheadSection(measured.overhead));
 	if (measured.listCalls) sections.push(listCallsSection(measured.listCalls));

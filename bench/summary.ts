@@ -1,5 +1,4 @@
 /** The one-paragraph verdicts at the top of BENCHMARKS.md, from the measured results. */
-import type { BudgetRow } from './budget';
 import type { ListCallsRun } from './listCalls';
 import { overheadVerdict, type OverheadResult } from './overhead';
 import type { RateResult } from './rate';
@@ -8,7 +7,6 @@ import { recordingAboveBaselineMb, type RecordingRun } from './recording';
 import { fixed } from './lib/stats';
 
 export interface Measured {
-	budget?: BudgetRow[];
 	rate: RateResult[];
 	overhead?: OverheadResult;
 	recording?: RecordingRun[];
@@ -17,13 +15,6 @@ export interface Measured {
 
 export function summarize(measured: Measured): string[] {
 	const lines: string[] = [];
-	if (measured.budget) {
-		const judged = measured.budget.filter((r) => r.target);
-		const missed = judged.filter((r) => !r.target?.met);
-		lines.push(
-			`Rate budget, simulated (section 0): ${judged.length - missed.length}/${judged.length} targets met${missed.length > 0 ? `; NOT met: ${missed.map((r) => `${r.label} (time ÷ fastest ${fixed(r.timeS / r.fastestS, 3)})`).join(', ')}` : ''}.`,
-		);
-	}
 	const ours = measured.rate.filter((r) => r.scenario.client === 'ours');
 	if (ours.length > 0) {
 		const verdict = (target: string) => {

@@ -52,7 +52,7 @@ function drive(b: RateBudget, config: RateLimitConfig, count: number, start = 0)
 const ok = { rateLimited: false, stated: [] };
 const refused = { rateLimited: true, stated: [] };
 const count = (remaining: number, resetAtMs: number, limit?: number): StatedWindow[] => [
-	{ remaining, resetAtMs, resetStated: 'delta', limit, windowMs: WINDOW },
+	{ remaining, resetAtMs, limit, windowMs: WINDOW },
 ];
 
 describe('rule 1: at most the limit in any window, each request counted until a window after its answer', () => {

@@ -15,11 +15,6 @@ export interface StatedWindow {
 	remaining: number;
 	/** When the window resets (epoch ms). */
 	resetAtMs: number;
-	/**
-	 * How the reset was stated: 'delta', seconds from the answer (read against `nowMs`); 'clock',
-	 * a time on the server's clock (epoch seconds or ms, an HTTP date).
-	 */
-	resetStated: 'delta' | 'clock';
 	/** The window's limit, when stated. */
 	limit?: number;
 	/** The window's length, when stated (`w` of a policy). */
@@ -48,20 +43,12 @@ function leadingNumber(text: string | undefined): number | undefined {
 }
 
 /** Reset as epoch ms: delta seconds, epoch seconds or epoch ms, or an HTTP date. */
-function resetAt(
-	value: number | string | undefined,
-	nowMs: number,
-): Pick<StatedWindow, 'resetAtMs' | 'resetStated'> | undefined {
-	if (value === undefined) return undefined;
-	if (typeof value === 'string' && /[a-z]/i.test(value)) {
-		const at = Date.parse(value);
-		return Number.isNaN(at) ? undefined : { resetAtMs: at, resetStated: 'clock' };
-	}
-	const number = typeof value === 'number' ? value : leadingNumber(value);
-	if (number === undefined) return undefined;
-	if (number >= EPOCH_MS_FROM) return { resetAtMs: number, resetStated: 'clock' };
-	if (number >= EPOCH_SECONDS_FROM) return { resetAtMs: number * 1000, resetStated: 'clock' };
-	return { resetAtMs: nowMs + number * 1000, resetStated: 'delta' };
+function resetAt(value: string | undefined, nowMs: number): number {
+	if (value !== undefined && /[a-z]/i.test(value)) return Date.parse(value);
+	const number = Number(leadingNumber(value));
+	if (number >= EPOCH_MS_FROM) return number;
+	if (number >= EPOCH_SECONDS_FROM) return number * 1000;
+	return nowMs + number * 1000;
 }
 
 /**
@@ -106,7 +93,6 @@ function ietfWindows(headers: Headers, nowMs: number): StatedWindow[] {
 			{
 				remaining: Number(numberOf(dictionary.remaining)),
 				resetAtMs: nowMs + Number(numberOf(dictionary.reset)) * 1000,
-				resetStated: 'delta' as const,
 				limit: numberOf(dictionary.limit),
 				windowMs: window === undefined ? undefined : Number(numberOf(window)) * 1000,
 			},
@@ -119,7 +105,6 @@ function ietfWindows(headers: Headers, nowMs: number): StatedWindow[] {
 			return {
 				remaining: Number(numberOf(params.r)),
 				resetAtMs: nowMs + Number(numberOf(params.t) ?? windowSeconds) * 1000,
-				resetStated: 'delta',
 				limit: numberOf(policy.q),
 				windowMs: windowSeconds === undefined ? undefined : windowSeconds * 1000,
 			};
@@ -130,13 +115,11 @@ function ietfWindows(headers: Headers, nowMs: number): StatedWindow[] {
 /** `X-RateLimit-*` or `RateLimit-*` (prefix ''): Limit, Remaining, Reset. */
 function classicWindow(headers: Headers, prefix: string, nowMs: number): StatedWindow[] {
 	const remaining = numberOf(headerText(headers, `${prefix}ratelimit-remaining`));
-	const reset = resetAt(headerText(headers, `${prefix}ratelimit-reset`), nowMs);
 	const limitText = headerText(headers, `${prefix}ratelimit-limit`);
 	const windowSeconds = numberOf(/;\s*w=(\d+)/.exec(limitText ?? '')?.[1]);
 	const window: StatedWindow = {
 		remaining: Number(remaining),
-		resetAtMs: Number(reset?.resetAtMs),
-		resetStated: reset?.resetStated ?? 'delta',
+		resetAtMs: resetAt(headerText(headers, `${prefix}ratelimit-reset`), nowMs),
 		limit: numberOf(limitText),
 		windowMs: windowSeconds === undefined ? undefined : windowSeconds * 1000,
 	};
