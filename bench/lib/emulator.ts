@@ -5,7 +5,7 @@ import { startEmulator, type Emulator, type EmulatorOptions } from '../../devkit
 import { onCleanup } from './cleanup';
 
 /**
- * A new key per measurement: the node keeps one pacer per key for the life of the n8n
+ * A new key per measurement: the node keeps one rate budget per key for the life of the n8n
  * process, so reusing a key would carry one row's pacing state into the next.
  */
 export function newApiKey(): string {

@@ -7,7 +7,7 @@ export const ALL_SCOPES: Scope[] = ['leads:write', 'calls:read', 'recordings:rea
 /**
  * A valid-format API key ('pf_live_' + 43 URL-safe characters) that no other test uses, so a
  * leak can be searched for by its exact value. One per scenario also gives each scenario its
- * own rate-limit budget in the node's process-wide pacer, so concurrent scenarios never wait
+ * own rate-limit budget in the node's process-wide rate budget, so concurrent scenarios never wait
  * on each other's 429s.
  */
 export function sentinelKey(label: string): string {

@@ -96,7 +96,7 @@ const cases: Case[] = OPERATIONS_IN_N8N.flatMap(({ label, operation }) =>
 	operation,
 	scenario,
 	order,
-	// A key per run: a leak names its run, and n8n's process-wide pacer keeps runs apart.
+	// A key per run: a leak names its run, and n8n's process-wide rate budget keeps runs apart.
 	apiKey: sentinelKey(`real n8n fault matrix: ${label} / ${scenario.name}`),
 }));
 
