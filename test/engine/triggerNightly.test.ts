@@ -29,7 +29,7 @@ afterEach(async () => {
 /** Ids oldest first (addCalls returns them newest first). */
 const ids = (calls: CallRecord[]) => calls.map((call) => call.id).reverse();
 const NIGHTLY = { item: [{ mode: 'everyDay', hour: 2, minute: 0 }] };
-const recorded = { status: 'completed', has_recording: true };
+const recorded: Partial<CallRecord> = { status: 'completed', has_recording: true };
 
 describe.each<ListOrder>(['newest-first', 'oldest-first'])('a nightly check, %s list', (order) => {
 	test('takes a day larger than any bound the trigger had, each call once', async () => {
