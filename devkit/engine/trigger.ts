@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The "On New Call" polling trigger, driven the way n8n drives it: the node's `poll()` runs in
  * n8n-core's real PollContext over a Workflow that keeps its static data between polls (as
@@ -26,6 +26,7 @@ import { LeadCallAccessTrigger } from '../../nodes/LeadCallAccessTrigger/LeadCal
 import type { Emulator } from '../emulator';
 import { DEMO_KEYS } from '../emulator';
 import type { TestCredentials } from './harness';
+import { NO_SCHEDULED_POLLS } from '../workflows';
 import { TRIGGER_TYPE, additionalDataFor, oneNodeWorkflow, registerNodeType } from './harness';
 
 /** n8n adds Poll Times to every polling node when it loads it (n8n-core's node loader). */
@@ -75,7 +76,8 @@ export class TriggerUnderTest {
 				name: 'On New Call',
 				type: TRIGGER_TYPE,
 				typeVersion: 1,
-				parameters: this.parameters as INode['parameters'],
+				// Poll Times the trigger cannot read a next check from, unless a test sets them.
+				parameters: { pollTimes: NO_SCHEDULED_POLLS, ...this.parameters } as INode['parameters'],
 			},
 			{ active: true, staticData, settings: this.settings },
 		).workflow;

@@ -46,7 +46,6 @@ export async function deliver(
 	settings: TriggerSettings,
 	staticData: IDataObject,
 ): Promise<INodeExecutionData[][] | null> {
-	const context = this;
 	let handled = 0; // new calls handled (emitted or held back)
 	let executions = 0;
 	let batch: INodeExecutionData[] = [];
@@ -55,18 +54,18 @@ export async function deliver(
 		writePosition(staticData, { ...found.after(handled), held: stillHeld });
 
 	/** Starts an execution with the batch and waits until n8n has finished it. */
-	async function flush(stillHeld: () => HeldCall[]): Promise<void> {
-		const done = context.helpers.createDeferredPromise<IRun | undefined>();
-		context.__emit([batch], undefined, done);
+	const flush = async (stillHeld: () => HeldCall[]): Promise<void> => {
+		const done = this.helpers.createDeferredPromise<IRun | undefined>();
+		this.__emit([batch], undefined, done);
 		batch = [];
 		executions++;
 		// A failed execution stays in n8n's executions list, where it can be retried with its calls.
 		await done.promise;
 		save(stillHeld());
-	}
+	};
 
 	/** One pass over the entries; returns those still held back. */
-	async function pass(entries: Entry[]): Promise<HeldCall[]> {
+	const pass = async (entries: Entry[]): Promise<HeldCall[]> => {
 		const stillHeld: HeldCall[] = [];
 		// Entries not reached yet that were held already stay held; new calls stay unhandled.
 		const rest = (from: number) =>
@@ -81,7 +80,7 @@ export async function deliver(
 			const item =
 				settings.keepCallOrder && stillHeld.length > 0
 					? undefined
-					: await itemFor.call(context, call, since, settings);
+					: await itemFor.call(this, call, since, settings);
 			if (item === undefined) stillHeld.push({ call, since });
 			else batch.push(item);
 			if (batch.length >= settings.callsPerExecution) {
@@ -90,7 +89,7 @@ export async function deliver(
 		}
 		if (batch.length > 0) await flush(() => stillHeld);
 		return stillHeld;
-	}
+	};
 
 	const entries: Entry[] = [
 		...held.map(({ call, since }) => ({ call, since })),

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * A nightly recording export in a real n8n: the trigger with Download Recording, checked once a
  * day by n8n's own schedule, into Write Files to Disk. The check after a day larger than any

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The trigger checked once a night: one check takes the whole day, in executions of at most
  * Calls per Execution, waits for recordings still being processed, and an n8n killed in the
