@@ -136,12 +136,12 @@ export interface ExportRun {
 	waitMs: number;
 }
 
-const EXPORT_TRIGGER = 'Every Hour: New Calls';
+const EXPORT_TRIGGER = 'Every Night: New Calls';
 
 /**
  * export-recordings.json, published as imported except for its wait (seconds instead of
- * minutes). Instead of waiting for the hourly check, checks run on demand (publishing again
- * runs one, from the position n8n stored) until every new call was exported, then once more.
+ * minutes). Instead of waiting for the night, checks run on demand (publishing again runs one,
+ * from the position n8n stored) until every new call was exported, then once more.
  */
 export async function runExportExample(
 	session: Session,

@@ -83,7 +83,7 @@ async function runExamples(session: Session): Promise<void> {
 	importReport(imported);
 
 	heading(
-		`2. Export call recordings (examples/${EXAMPLE_FILES.exportRecordings}, checked now and again instead of hourly)`,
+		`2. Export call recordings (examples/${EXAMPLE_FILES.exportRecordings}, checked now instead of at night)`,
 	);
 	const exported = await runExportExample(session, credential, EXPORT_DEMO);
 	if (exported.executions.some((execution) => execution.status !== 'success')) {

@@ -11,10 +11,18 @@ import { CREDENTIAL_TEST, testCredential } from '../shared/credentialCheck';
 import { queryParametersField } from '../shared/options/queryParameters';
 import { optionsCollection } from '../shared/options/requestOptions';
 import { pollCalls } from './poll';
-import { MAX_REMEMBERED } from './position';
-import { DEFAULT_MAX_CALLS_PER_POLL, DEFAULT_RECORDING_WAIT_MINUTES } from './settings';
+import { DEFAULT_CALLS_PER_EXECUTION, DEFAULT_RECORDING_WAIT_MINUTES } from './settings';
 
 const triggerOptions: INodeProperties[] = [
+	{
+		displayName: 'Calls per Execution',
+		name: 'callsPerExecution',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: DEFAULT_CALLS_PER_EXECUTION,
+		description:
+			'A check takes every new call, and starts the workflow with this many at a time: the next execution starts when the last one has finished. Fewer use less memory when files are kept in memory (n8n 1.x).',
+	},
 	{
 		displayName: 'Calls Since',
 		name: 'callsSince',
@@ -53,15 +61,6 @@ const triggerOptions: INodeProperties[] = [
 		default: 'detect',
 		description:
 			'The order in which the service lists calls. Detect works it out; set it when the calls carry no time and the trigger asks for it.',
-	},
-	{
-		displayName: 'Max Calls per Poll',
-		name: 'maxCallsPerPoll',
-		type: 'number',
-		typeOptions: { minValue: 1, maxValue: MAX_REMEMBERED },
-		default: DEFAULT_MAX_CALLS_PER_POLL,
-		description:
-			'The most calls one poll emits. When more arrived, the oldest are emitted now and the rest on the next polls, so none is skipped.',
 	},
 	queryParametersField,
 	{

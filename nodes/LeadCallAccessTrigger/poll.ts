@@ -5,9 +5,11 @@ import { MAX_PAGE_SIZE, iterateCallPages } from '../shared/calls/callPages';
 import { toNodeError } from '../shared/errors';
 import type { ListOrder, TrackedCall } from './calls';
 import { CallListError, chronological, timeOrder } from './calls';
-import { toItems } from './emit';
+import type { Found } from './deliver';
+import { deliver } from './deliver';
+import { itemFor } from './emit';
 import type { Position } from './position';
-import { MAX_HELD, readPosition, recordCalls, usablePosition, writePosition } from './position';
+import { readPosition, recordCalls, usablePosition } from './position';
 import type { TriggerSettings } from './settings';
 import { readSettings } from './settings';
 import type { PagesFrom } from './tail';
@@ -83,13 +85,16 @@ async function start(pages: PagesFrom, settings: TriggerSettings): Promise<Posit
 	return recordCalls({ ...empty, order, tail: order === 'newest' ? undefined : tail }, listed);
 }
 
-/** Later polls, or a first one asked to start from "Calls Since". */
+/**
+ * Later polls, or a first one asked to start from "Calls Since": every new call, however many,
+ * oldest first, and the position once the first n of them are handled.
+ */
 async function findNew(
 	pages: PagesFrom,
 	settings: TriggerSettings,
 	from: Position,
 	requireTimes: boolean,
-): Promise<{ emitted: TrackedCall[]; position: Position }> {
+): Promise<Found> {
 	let order = settings.order ?? from.order;
 	let head: AsyncIterable<CallPage> = pages(undefined);
 	if (order === undefined) {
@@ -98,24 +103,25 @@ async function findNew(
 		head = all;
 	}
 	if (order === 'newest') {
-		const fresh = await findNewCalls(head, from, { requireTimes });
-		// The oldest first; past the cap the newer ones stay unhandled for the next polls.
-		const emitted = chronological(fresh, 'newest').slice(0, settings.maxCalls);
-		return { emitted, position: recordCalls({ ...from, order, tail: undefined }, emitted) };
+		const calls = chronological(await findNewCalls(head, from, { requireTimes }), 'newest');
+		const listed = { ...from, order, tail: undefined };
+		return { calls, after: (handled) => recordCalls(listed, calls.slice(0, handled)) };
 	}
-	const { emitted, tail } = await findTailCalls(pages, from, {
-		maxCalls: settings.maxCalls,
-		requireTimes,
-	});
+	const { emitted, tailAfter } = await findTailCalls(pages, from, { requireTimes });
 	// New calls found at the end of a list whose order was unknown: it is oldest first.
 	if (order === undefined && emitted.length > 0 && from.seen.length > 0) order = 'oldest';
-	return { emitted, position: recordCalls({ ...from, order, tail }, emitted) };
+	const known = order;
+	return {
+		calls: emitted,
+		after: (handled) =>
+			recordCalls({ ...from, order: known, tail: tailAfter(handled) }, emitted.slice(0, handled)),
+	};
 }
 
 /**
- * The new position is computed aside and written only once everything (listing and
- * downloads) succeeded: a poll that fails leaves the old one, and the next poll resumes there.
- * Calls held back for their recording live in the position too (see emit.ts).
+ * A check: what is new since the position (the start of the list on the first activation),
+ * delivered in executions (deliver.ts). A check that fails before its first execution leaves
+ * the position as it was, and the next one starts from there.
  */
 async function pollOnce(
 	this: IPollFunctions,
@@ -126,22 +132,15 @@ async function pollOnce(
 	const held = saved?.held ?? [];
 	const stored = usablePosition(saved, settings.queryKey);
 	const pages = pagesOf.call(this, settings);
-	// Held calls are asked again on every poll: past the bound, new calls wait in the list.
-	const room = settings.binaryPropertyName === undefined ? Infinity : MAX_HELD - held.length;
-	let emitted: TrackedCall[] = [];
-	let position: Position;
+	let found: Found;
 	if (stored === undefined && settings.since === undefined) {
-		position = await start(pages, settings);
-	} else if (room <= 0 && stored !== undefined) {
-		position = stored;
+		const position = await start(pages, settings);
+		found = { calls: [], after: () => position };
 	} else {
 		const from = stored ?? { seen: [], newestAt: settings.since, queryKey: settings.queryKey };
-		const capped = { ...settings, maxCalls: Math.min(settings.maxCalls, room) };
-		({ emitted, position } = await findNew(pages, capped, from, stored === undefined));
+		found = await findNew(pages, settings, from, stored === undefined);
 	}
-	const emission = await toItems.call(this, held, emitted, settings);
-	writePosition(staticData, { ...position, held: emission.held });
-	return emission.items.length > 0 ? [emission.items] : null;
+	return await deliver.call(this, held, found, settings, staticData);
 }
 
 /** "Fetch Test Event": the most recent call, so fields can be mapped; the position is left alone. */
@@ -171,8 +170,8 @@ async function latestCall(
 	const newest = chronological(calls, order).pop();
 	if (newest === undefined) return null;
 	// A test event does not wait: without its recording yet, it comes without a file.
-	const { items } = await toItems.call(this, [], [newest], { ...settings, recordingWaitMs: 0 });
-	return [items];
+	const item = await itemFor.call(this, newest, Date.now(), { ...settings, recordingWaitMs: 0 });
+	return item === undefined ? null : [[item]];
 }
 
 /**

@@ -13,13 +13,6 @@ import { parseTime } from './time';
  */
 export const MAX_REMEMBERED = 500;
 
-/**
- * Calls held back while their recording is being processed. Each poll asks again for every one
- * of them, so the bound also bounds a poll's requests; when it is reached, new calls stay in the
- * list for later polls (nothing is skipped).
- */
-export const MAX_HELD = 100;
-
 /** A call already past the position, waiting for its recording (see emit.ts). */
 export interface HeldCall {
 	call: TrackedCall;
@@ -82,7 +75,7 @@ function readHeld(value: unknown): HeldCall[] {
 			// A stored call without an id cannot be one the trigger held: ignore it.
 		}
 	}
-	return held.slice(0, MAX_HELD);
+	return held;
 }
 
 /** The stored position, or undefined when there is none yet (first activation). */

@@ -5,9 +5,14 @@ import { readRequestPolicy } from '../shared/options/requestOptions';
 import type { RequestPolicy } from '../shared/transport';
 import { operationError } from '../shared/errors';
 import type { ListOrder } from './calls';
+import { pollGapMs } from './schedule';
 import { parseSince } from './time';
 
-export const DEFAULT_MAX_CALLS_PER_POLL = 100;
+/**
+ * Calls per execution: each execution holds its calls' files until it ends, so this bounds the
+ * memory a check takes on n8n 1.x, which keeps files in memory (20 recordings of a few MB).
+ */
+export const DEFAULT_CALLS_PER_EXECUTION = 20;
 
 /** Wait for Recording's default: recordings are usually ready within a few minutes. */
 export const DEFAULT_RECORDING_WAIT_MINUTES = 10;
@@ -24,7 +29,13 @@ export interface TriggerSettings {
 	recordingWaitMs: number;
 	/** "Keep Call Order": hold back the calls behind a held call too. */
 	keepCallOrder: boolean;
-	maxCalls: number;
+	/** "Calls per Execution": the most calls one execution starts with. */
+	callsPerExecution: number;
+	/**
+	 * Whether a check waits for the recordings still being processed itself, rather than leave
+	 * them to the next checks: when the next check comes after Wait for Recording has passed.
+	 */
+	waitInCheck: boolean;
 	/** "List Order"; undefined for Detect. */
 	order?: ListOrder;
 }
@@ -32,7 +43,7 @@ export interface TriggerSettings {
 export function readSettings(this: IPollFunctions): TriggerSettings {
 	const options = this.getNodeParameter('options', {}) as {
 		callsSince?: unknown;
-		maxCallsPerPoll?: number;
+		callsPerExecution?: number;
 		listOrder?: string;
 		waitForRecording?: number;
 		keepCallOrder?: boolean;
@@ -50,9 +61,14 @@ export function readSettings(this: IPollFunctions): TriggerSettings {
 		}
 	}
 	const download = this.getNodeParameter('downloadRecording', false) as boolean;
-	const maxCalls = Number(options.maxCallsPerPoll ?? DEFAULT_MAX_CALLS_PER_POLL);
+	const perExecution = Number(options.callsPerExecution ?? DEFAULT_CALLS_PER_EXECUTION);
 	const order = options.listOrder;
 	const waitMinutes = Number(options.waitForRecording ?? DEFAULT_RECORDING_WAIT_MINUTES);
+	const recordingWaitMs =
+		(Number.isFinite(waitMinutes) && waitMinutes >= 0
+			? waitMinutes
+			: DEFAULT_RECORDING_WAIT_MINUTES) * 60_000;
+	const gapMs = pollGapMs(this.getNodeParameter('pollTimes', {}));
 	return {
 		query,
 		queryKey: JSON.stringify(Object.entries(query).sort(([a], [b]) => a.localeCompare(b))),
@@ -61,15 +77,13 @@ export function readSettings(this: IPollFunctions): TriggerSettings {
 		binaryPropertyName: download
 			? String(this.getNodeParameter('binaryPropertyName', 'data') || 'data')
 			: undefined,
-		recordingWaitMs:
-			(Number.isFinite(waitMinutes) && waitMinutes >= 0
-				? waitMinutes
-				: DEFAULT_RECORDING_WAIT_MINUTES) * 60_000,
+		recordingWaitMs,
 		keepCallOrder: options.keepCallOrder === true,
-		maxCalls:
-			Number.isFinite(maxCalls) && maxCalls >= 1
-				? Math.floor(maxCalls)
-				: DEFAULT_MAX_CALLS_PER_POLL,
+		callsPerExecution:
+			Number.isFinite(perExecution) && perExecution >= 1
+				? Math.floor(perExecution)
+				: DEFAULT_CALLS_PER_EXECUTION,
+		waitInCheck: download && gapMs !== undefined && gapMs > recordingWaitMs,
 		order: order === 'newest' || order === 'oldest' ? order : undefined,
 	};
 }

@@ -60,16 +60,21 @@ interface Listed {
 	page: number;
 }
 
-/**
- * The new calls of an oldest-first list, at most `maxCalls` (the oldest), and the page to
- * resume from next time: the one holding the last emitted call, or an earlier one holding a
- * new call left for later.
- */
+/** The new calls of an oldest-first list, oldest first, and where to resume reading. */
+export interface TailCalls {
+	emitted: TrackedCall[];
+	/**
+	 * The page to resume from once the first `handled` of `emitted` are handled: the one holding
+	 * the last handled call, or an earlier one holding a new call not handled yet.
+	 */
+	tailAfter: (handled: number) => Tail;
+}
+
 export async function findTailCalls(
 	pagesFrom: PagesFrom,
 	position: Position,
-	options: { maxCalls: number; requireTimes: boolean },
-): Promise<{ emitted: TrackedCall[]; tail: Tail }> {
+	options: { requireTimes: boolean },
+): Promise<TailCalls> {
 	if (position.tail !== undefined) {
 		// A remembered request the service no longer accepts counts as a page not found again.
 		const resumed = await unlessStale(
@@ -84,9 +89,9 @@ export async function findTailCalls(
 async function walk(
 	pages: AsyncIterable<CallPage>,
 	position: Position,
-	options: { maxCalls: number; requireTimes: boolean },
+	options: { requireTimes: boolean },
 	resumed: boolean,
-): Promise<{ emitted: TrackedCall[]; tail: Tail } | undefined> {
+): Promise<TailCalls | undefined> {
 	const seen = new Set(position.seen);
 	const read: Tail[] = [];
 	let fresh: Listed[] = [];
@@ -108,8 +113,6 @@ async function walk(
 				reached = true;
 			} else fresh.push({ call, page: read.length - 1 });
 		}
-		const timed = position.newestAt !== undefined;
-		if (fresh.length >= options.maxCalls && (resumed || timed)) break;
 	}
 	if (!reached && position.newestAt === undefined && fresh.length > 0) {
 		throw new CallListError(
@@ -120,8 +123,10 @@ async function walk(
 	const emitted = chronological(
 		fresh.map((listed) => listed.call),
 		'oldest',
-	).slice(0, options.maxCalls);
-	return { emitted, tail: resumeAt(read, fresh, new Set(emitted.map((call) => call.id))) };
+	);
+	const tailAfter = (handled: number) =>
+		resumeAt(read, fresh, new Set(emitted.slice(0, handled).map((call) => call.id)));
+	return { emitted, tailAfter };
 }
 
 function resumeAt(read: Tail[], fresh: Listed[], emitted: Set<string>): Tail {

@@ -186,10 +186,15 @@ export class TriggerWorkflow {
 		return node?.position;
 	}
 
-	/** Finished executions of this workflow, oldest first. */
+	/**
+	 * Finished executions of this workflow, oldest first; without the one a check that emitted
+	 * calls ends with (no calls: it is how n8n saves the trigger's position, see deliver.ts).
+	 */
 	async executions(): Promise<StoredExecution[]> {
 		const all = await readStoredExecutions(this.stage.sandbox, this.id);
-		return all.filter(isFinished).reverse();
+		const closing = (execution: StoredExecution) =>
+			execution.status === 'success' && outputItems(execution).length === 0;
+		return all.filter((execution) => isFinished(execution) && !closing(execution)).reverse();
 	}
 
 	/**

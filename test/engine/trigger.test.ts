@@ -1,25 +1,14 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
- * The "On New Call" polling trigger, driven the way n8n drives it: the node's `poll()` runs in
- * n8n-core's real PollContext over a Workflow that keeps its static data between polls (as
- * n8n's active-workflow manager does), against the API emulator. A "restart" serialises the
- * static data to JSON and builds a new Workflow from it, as n8n does from its database.
+ * The "On New Call" polling trigger, driven the way n8n drives it (devkit/engine/trigger.ts):
+ * the node's `poll()` in n8n-core's real PollContext, against the API emulator.
  */
 import { Container } from '@n8n/di';
 import { readFileSync } from 'fs';
-import { BinaryDataService, PollContext } from 'n8n-core';
-import type {
-	IDataObject,
-	INode,
-	INodeExecutionData,
-	IWorkflowBase,
-	IWorkflowSettings,
-	WorkflowExecuteMode,
-} from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
+import { BinaryDataService } from 'n8n-core';
+import type { IDataObject, IWorkflowBase } from 'n8n-workflow';
 import { join } from 'path';
 
-import { LeadCallAccessTrigger } from '../../nodes/LeadCallAccessTrigger/LeadCallAccessTrigger.node';
 import type {
 	CallRecord,
 	Emulator,
@@ -35,77 +24,13 @@ import {
 	recordingBytes,
 	startEmulator,
 } from '../../devkit/emulator';
-import type { TestCredentials } from '../../devkit/engine/harness';
-import {
-	TRIGGER_TYPE,
-	additionalDataFor,
-	binaryBuffer,
-	oneNodeWorkflow,
-	registerNodeType,
-	runWorkflow,
-} from '../../devkit/engine/harness';
+import { binaryBuffer, runWorkflow } from '../../devkit/engine/harness';
+import { TriggerUnderTest } from '../../devkit/engine/trigger';
 import { PACKAGE_NAME } from '../../devkit/workflows';
-
-registerNodeType(TRIGGER_TYPE, new LeadCallAccessTrigger());
 
 beforeAll(async () => {
 	await Container.get(BinaryDataService).init();
 });
-
-/** One trigger node in one workflow, polled like n8n polls it. */
-class TriggerUnderTest {
-	private workflow: Workflow;
-	credentials: TestCredentials;
-
-	constructor(
-		emulator: Emulator,
-		private readonly parameters: IDataObject = {},
-		private readonly settings: IWorkflowSettings = {},
-	) {
-		this.credentials = { baseUrl: emulator.baseUrl, apiKey: DEMO_KEYS.full, requestsPerMinute: 0 };
-		this.workflow = this.build({});
-	}
-
-	private build(staticData: IDataObject): Workflow {
-		return oneNodeWorkflow(
-			{
-				name: 'On New Call',
-				type: TRIGGER_TYPE,
-				typeVersion: 1,
-				parameters: this.parameters as INode['parameters'],
-			},
-			{ active: true, staticData, settings: this.settings },
-		).workflow;
-	}
-
-	/** Runs one poll; returns the emitted items (an empty list when the poll returned null). */
-	async pollItems(mode: WorkflowExecuteMode = 'trigger'): Promise<INodeExecutionData[]> {
-		const node = this.workflow.getNode('On New Call')!;
-		const context = new PollContext(
-			this.workflow,
-			node,
-			additionalDataFor(this.credentials),
-			mode,
-			mode === 'manual' ? 'manual' : 'activate',
-		);
-		const result = await new LeadCallAccessTrigger().poll.call(context);
-		return result === null ? [] : result[0];
-	}
-
-	async poll(mode?: WorkflowExecuteMode): Promise<string[]> {
-		return (await this.pollItems(mode)).map((item) => String(item.json.id));
-	}
-
-	/** The node's static data as n8n would store it. */
-	storedState(): IDataObject {
-		return JSON.parse(JSON.stringify(this.workflow.staticData)) as IDataObject;
-	}
-
-	/** n8n restarts: the workflow is rebuilt from its saved JSON, static data included. */
-	restart(): void {
-		this.workflow = this.build(this.storedState());
-	}
-}
 
 /** Ids in the order the trigger emits them, oldest first (the emulator lists newest first). */
 const ids = (calls: CallRecord[]) => calls.map((call) => call.id).reverse();
@@ -196,16 +121,16 @@ describe.each(MATRIX)(
 			expect(await trigger.poll()).toEqual([]);
 		});
 
-		test('Max Calls per Poll emits the oldest now and the rest on the next polls', async () => {
+		test('a poll takes every new call, in executions of at most Calls per Execution, oldest first', async () => {
 			const emulator = await emulatorWith(listOptions);
-			const trigger = new TriggerUnderTest(emulator, { options: { maxCallsPerPoll: 3 } });
+			const trigger = new TriggerUnderTest(emulator, { options: { callsPerExecution: 3 } });
 			await trigger.poll();
 			const added = ids(emulator.addCalls(7));
-			expect(await trigger.poll()).toEqual(added.slice(0, 3));
-			expect(await trigger.poll()).toEqual(added.slice(3, 6));
-			const more = ids(emulator.addCalls(1));
-			expect(await trigger.poll()).toEqual([added[6], ...more]);
+			expect(await trigger.poll()).toEqual(added);
+			// Three executions of calls, then the one without calls that saves the position.
+			expect(trigger.executions.map((items) => items.length)).toEqual([3, 3, 1, 0]);
 			expect(await trigger.poll()).toEqual([]);
+			expect(trigger.executions).toEqual([]);
 		});
 
 		test('Fetch Test Event returns the most recent call and leaves the position alone', async () => {
@@ -367,7 +292,7 @@ describe('trigger position', () => {
 
 	test('the state stays bounded however many calls go by', async () => {
 		const emulator = await emulatorWith({ seedCalls: 5 });
-		const trigger = new TriggerUnderTest(emulator, { options: { maxCallsPerPoll: 500 } });
+		const trigger = new TriggerUnderTest(emulator);
 		await trigger.poll();
 		for (let round = 0; round < 3; round++) {
 			const added = emulator.addCalls(300);
@@ -466,19 +391,17 @@ describe('trigger options and test mode', () => {
 		expect(await new TriggerUnderTest(emulator).poll('manual')).toEqual([]);
 	});
 
-	test("Calls Since without a zone is read in the workflow's timezone, and respects the cap", async () => {
+	test("Calls Since without a zone is read in the workflow's timezone", async () => {
 		const emulator = await emulatorWith();
 		const target = emulator.calls[4]; // 5 calls since
 		// The same instant as wall-clock time in New York (UTC-5 in winter, when the seed calls are).
 		const local = new Date(Date.parse(target.created_at) - 5 * 3600_000).toISOString().slice(0, 23);
 		const trigger = new TriggerUnderTest(
 			emulator,
-			{ options: { callsSince: local, maxCallsPerPoll: 3 } },
+			{ options: { callsSince: local } },
 			{ timezone: 'America/New_York' },
 		);
-		const expected = ids(emulator.calls.slice(0, 5));
-		expect(await trigger.poll()).toEqual(expected.slice(0, 3));
-		expect(await trigger.poll()).toEqual(expected.slice(3));
+		expect(await trigger.poll()).toEqual(ids(emulator.calls.slice(0, 5)));
 		expect(await trigger.poll()).toEqual([]);
 	});
 
@@ -596,25 +519,21 @@ describe.each(PENDING_RECORDING_ANSWERS)(
 );
 
 describe('held calls', () => {
-	test('are bounded: past 100 held calls, new calls wait in the list, and none is lost', async () => {
+	test('are not bounded: 105 calls held by one poll all come with the next, once', async () => {
 		const emulator = await emulatorWith({
 			recordingBytes: 1_000,
 			recordingProcessing: { delayMs: 500 },
 		});
-		const trigger = new TriggerUnderTest(emulator, {
-			downloadRecording: true,
-			options: { maxCallsPerPoll: 500 },
-		});
+		const trigger = new TriggerUnderTest(emulator, { downloadRecording: true });
 		await trigger.poll();
 		const added = ids(emulator.addCalls(105, { status: 'completed', has_recording: true }));
 		expect(await trigger.poll()).toEqual([]);
 		const stored = trigger.storedState()['node:On New Call'] as {
 			position: { heldCalls: unknown[] };
 		};
-		expect(stored.position.heldCalls).toHaveLength(100);
+		expect(stored.position.heldCalls).toHaveLength(105);
 		await new Promise((resolve) => setTimeout(resolve, 600));
-		expect(await trigger.poll()).toEqual(added.slice(0, 100));
-		expect(await trigger.poll()).toEqual(added.slice(100));
+		expect(await trigger.poll()).toEqual(added);
 		expect(await trigger.poll()).toEqual([]);
 	});
 

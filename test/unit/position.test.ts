@@ -3,7 +3,6 @@ import type { IDataObject } from 'n8n-workflow';
 import { trackCall } from '../../nodes/LeadCallAccessTrigger/calls';
 import type { Position } from '../../nodes/LeadCallAccessTrigger/position';
 import {
-	MAX_HELD,
 	MAX_REMEMBERED,
 	classify,
 	readPosition,
@@ -55,12 +54,12 @@ describe('readPosition and writePosition', () => {
 		expect(staticData.position).not.toBe(stored);
 	});
 
-	test('held calls: entries without a call or its id are dropped, at most MAX_HELD are kept', () => {
+	test('held calls: entries without a call or its id are dropped, all others kept', () => {
 		const heldCalls = [
 			{ call: { name: 'no id' }, heldSince: new Date(at(1)).toISOString() },
 			'not an entry',
 			{ call: 'not a call', heldSince: new Date(at(1)).toISOString() },
-			...Array.from({ length: MAX_HELD + 5 }, (_, index) => ({
+			...Array.from({ length: 105 }, (_, index) => ({
 				call: { id: `h${index}` },
 				heldSince: new Date(at(2)).toISOString(),
 			})),
@@ -68,7 +67,7 @@ describe('readPosition and writePosition', () => {
 		const position = readPosition({
 			position: { version: 1, queryKey: '', seenIds: [], heldCalls },
 		});
-		expect(position?.held).toHaveLength(MAX_HELD);
+		expect(position?.held).toHaveLength(105);
 		expect(position?.held?.[0]).toEqual({ call: trackCall({ id: 'h0' }), since: at(2) });
 	});
 

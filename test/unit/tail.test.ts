@@ -7,7 +7,7 @@ import { findTailCalls } from '../../nodes/LeadCallAccessTrigger/tail';
 
 /**
  * Where the next poll of an oldest-first list resumes (tail.ts `resumeAt`): the page holding the
- * last emitted call, or an earlier one holding a new call left for later, else the last page read.
+ * last handled call, or an earlier one holding a new call not handled yet, else the last page read.
  */
 
 const call = (id: string, minute: number): IDataObject => ({
@@ -34,50 +34,53 @@ const handledUpTo = (seen: string[], newestAt: number): Position => ({
 	queryKey: '',
 });
 
+/** Every new call, and where the next poll resumes once the first `handled` of them are handled. */
 async function resumeFrom(
 	pagesFrom: ReturnType<typeof listOf>,
 	position: Position,
-	maxCalls: number,
+	handled?: number,
 ) {
-	const { emitted, tail } = await findTailCalls(pagesFrom, position, {
-		maxCalls,
+	const { emitted, tailAfter } = await findTailCalls(pagesFrom, position, {
 		requireTimes: false,
 	});
-	return { emitted: emitted.map((tracked) => tracked.id), tail };
+	return {
+		emitted: emitted.map((tracked) => tracked.id),
+		tail: tailAfter(handled ?? emitted.length),
+	};
 }
 
 describe('where the next poll of an oldest-first list resumes', () => {
 	test('nothing new: the last page read', async () => {
 		const list = listOf([call('a', 1), call('b', 2)], [call('c', 3)]);
-		const { emitted, tail } = await resumeFrom(list, handledUpTo(['c'], at(3)), 10);
+		const { emitted, tail } = await resumeFrom(list, handledUpTo(['c'], at(3)));
 		expect(emitted).toEqual([]);
 		expect(tail).toEqual({ request: { query: { page: 2 } }, ids: ['c'] });
 	});
 
 	test('everything new emitted: the page of the last emitted call', async () => {
 		const list = listOf([call('a', 1), call('b', 2)], [call('c', 3), call('d', 4)], []);
-		const { emitted, tail } = await resumeFrom(list, handledUpTo(['a'], at(1)), 10);
+		const { emitted, tail } = await resumeFrom(list, handledUpTo(['a'], at(1)));
 		expect(emitted).toEqual(['b', 'c', 'd']);
 		expect(tail).toEqual({ request: { query: { page: 2 } }, ids: ['c', 'd'] });
 	});
 
-	test('past the cap: the page of the last emitted call, where the calls left for later follow', async () => {
+	test('part handled: the page of the last handled call, where the calls not handled yet follow', async () => {
 		const list = listOf([call('a', 1)], [call('b', 2), call('c', 3)], [call('d', 4)]);
 		const { emitted, tail } = await resumeFrom(list, handledUpTo(['a'], at(1)), 1);
-		expect(emitted).toEqual(['b']);
+		expect(emitted).toEqual(['b', 'c', 'd']);
 		expect(tail).toEqual({ request: { query: { page: 2 } }, ids: ['b', 'c'] });
 	});
 
-	test('a new call left for later on an earlier page than the last emitted one: that page', async () => {
+	test('a new call not handled yet on an earlier page than the last handled one: that page', async () => {
 		// The list is oldest first page by page, but 'late' (minute 9) is listed before 'b' and 'c'.
 		const list = listOf([call('a', 1)], [call('late', 9)], [call('b', 2), call('c', 3)]);
 		const { emitted, tail } = await resumeFrom(list, handledUpTo(['a'], at(1)), 2);
-		expect(emitted).toEqual(['b', 'c']);
+		expect(emitted).toEqual(['b', 'c', 'late']);
 		expect(tail).toEqual({ request: { query: { page: 2 } }, ids: ['late'] });
 	});
 
 	test('an empty list: the first page', async () => {
-		const { emitted, tail } = await resumeFrom(listOf(), handledUpTo([], at(0)), 10);
+		const { emitted, tail } = await resumeFrom(listOf(), handledUpTo([], at(0)));
 		expect(emitted).toEqual([]);
 		expect(tail).toEqual({ request: undefined, ids: [] });
 	});

@@ -1,0 +1,222 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
+/**
+ * `npm run bench:nightly`: the first nightly run of a recording export after a day of 2,000
+ * calls with 512 KB recordings (1 GB), in a real n8n at its defaults, against the emulator at
+ * 6,000 requests a minute (the credential says the same), so that the node and n8n are the
+ * bottleneck. The export is checked once a day by n8n's own schedule, at the next minute.
+ * Prints one Markdown row per shape: calls exported by that run, calls exported twice, failed
+ * executions, peak memory growth of the n8n process(es), time from the check's first request
+ * to the last file written, and the requests the API counted (the time they take at 60/min).
+ *
+ *   LCA_N8N_VERSION=1.123.81  the 1.x line (default 2.x); binary data at the line's default:
+ *                             in memory on 1.x, on disk on 2.x, in the database in queue mode
+ *   BENCH_NIGHT_MODE=queue    queue mode (Postgres, Redis, main + 2 workers; default single)
+ *   BENCH_NIGHT_SHAPES=simplest,example  what to measure (default both): the trigger with
+ *                             Download Recording → Write Files to Disk at its defaults, or
+ *                             examples/export-recordings.json of the measured package
+ *   BENCH_NIGHT_CALLS=2000    calls of the day
+ *   BENCH_NIGHT_RATE=6000     the emulator's and the credential's requests per minute (60: the
+ *                             real service's, to check the time computed from the requests)
+ *   BENCH_PACKAGE_DIR=<dir>   measure another build of the package (before/after a change)
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+
+import { buildAndInstall } from '../devkit/demo/build';
+import { EXAMPLE_FILES_DIR } from '../devkit/demo/examples';
+import {
+	createN8nSandbox,
+	N8N_MAJOR,
+	N8N_VERSION,
+	packAndInstall,
+	startN8nQueue,
+	startN8nServer,
+	type N8nServer,
+	type WorkflowJson,
+} from '../devkit/n8n';
+import { TRIGGER_NAME, triggerWorkflow } from '../devkit/workflows';
+import { onCleanup, runBench } from './lib/cleanup';
+import { startBenchEmulator, type BenchEmulator } from './lib/emulator';
+import { findN8nPid, peakRssMb, resetPeakRss, rssMb, sampleRss } from './lib/proc';
+import { ourCredential } from './lib/workflows';
+
+const CALLS = Number(process.env.BENCH_NIGHT_CALLS ?? 2000);
+const RECORDING_BYTES = 512 * 1024;
+const PER_MINUTE = Number(process.env.BENCH_NIGHT_RATE ?? 6000);
+const QUEUE = process.env.BENCH_NIGHT_MODE === 'queue';
+const SHAPES = (process.env.BENCH_NIGHT_SHAPES ?? 'simplest,example').split(',');
+const PACKAGE = process.env.BENCH_PACKAGE_DIR ?? 'this build';
+/**
+ * With no file written for this long (and some written), the run is over. When the night needs
+ * more than a minute of requests, the limiter lets each minute's requests through at once and
+ * then holds the rest for up to a minute: that minute is added.
+ */
+const QUIET_MS = 45_000 + (CALLS > PER_MINUTE ? 60_000 : 0);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const log = (message: string) =>
+	console.error(`[bench:nightly ${new Date().toISOString().slice(11, 19)}] ${message}`);
+
+interface Stage {
+	server: N8nServer;
+	filesDir: string;
+	/** The n8n processes doing the work: main, and the workers in queue mode. */
+	pids: number[];
+}
+
+async function startStage(): Promise<Stage> {
+	// Each line's default binary data mode: in memory on 1.x; on disk on 2.x, in the database
+	// in queue mode (1.x has no database mode).
+	const binaryDataMode = N8N_MAJOR < 2 ? 'default' : QUEUE ? 'database' : 'filesystem';
+	const sandbox = await createN8nSandbox({ env: { N8N_DEFAULT_BINARY_DATA_MODE: binaryDataMode } });
+	onCleanup('sandbox', () => sandbox.cleanup());
+	if (process.env.BENCH_PACKAGE_DIR) await packAndInstall(PACKAGE, sandbox.userFolder);
+	else await buildAndInstall(sandbox.userFolder, log);
+	if (!QUEUE) {
+		const server = await startN8nServer(sandbox);
+		onCleanup('n8n', () => server.stop());
+		const pid = findN8nPid(sandbox.install.n8nBin, sandbox.userFolder);
+		return { server, filesDir: sandbox.filesDir, pids: [pid] };
+	}
+	const queue = await startN8nQueue(sandbox, { workers: 2 });
+	onCleanup('queue', () => queue.stop());
+	const workers = queue.workers.map((worker) => worker.service.pid!);
+	const main = findN8nPid(sandbox.install.n8nBin, sandbox.userFolder);
+	return { server: queue.main, filesDir: sandbox.filesDir, pids: [main, ...workers] };
+}
+
+/** Once a day in UTC, at the next minute at least 20 s away: the "night" comes soon. */
+function nextMinute(): { item: Array<Record<string, unknown>> } {
+	const at = new Date(Date.now() + 80_000);
+	return { item: [{ mode: 'everyDay', hour: at.getUTCHours(), minute: at.getUTCMinutes() }] };
+}
+
+function simplest(credentialId: string, folder: string): WorkflowJson {
+	return triggerWorkflow({
+		credentialId,
+		credentialName: `Bench ${credentialId}`,
+		parameters: { pollTimes: nextMinute(), downloadRecording: true },
+		settings: { timezone: 'UTC' },
+		nodes: [
+			{
+				name: 'Write Files to Disk',
+				type: 'n8n-nodes-base.readWriteFile',
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: { operation: 'write', fileName: `=${folder}/{{ $json.id }}.mp3` },
+			},
+		],
+		connections: {
+			[TRIGGER_NAME]: { main: [[{ node: 'Write Files to Disk', type: 'main', index: 0 }]] },
+		},
+	});
+}
+
+/** The measured package's own example, as a user imports it, with the night moved to the next minute. */
+function example(credentialId: string, folder: string): WorkflowJson {
+	const dir = process.env.BENCH_PACKAGE_DIR ?? path.join(__dirname, '..');
+	const text = fs.readFileSync(path.join(dir, 'examples', 'export-recordings.json'), 'utf8');
+	const workflow = JSON.parse(text.split(EXAMPLE_FILES_DIR).join(folder)) as WorkflowJson;
+	const trigger = workflow.nodes.find((node) => node.type.endsWith('leadCallAccessTrigger'))!;
+	trigger.parameters.pollTimes = nextMinute();
+	trigger.credentials = { leadCallAccessApi: { id: credentialId, name: `Bench ${credentialId}` } };
+	return { ...workflow, settings: { ...workflow.settings, timezone: 'UTC' } };
+}
+
+interface Row {
+	shape: string;
+	exported: number;
+	twice: number;
+	failed: number;
+	mainMb: number;
+	workerMb?: number;
+	seconds: number;
+	apiRequests: number;
+}
+
+/** Recordings downloaded more than once: a call exported twice downloads its file twice. */
+function downloadsTwice(bench: BenchEmulator): number {
+	const paths = bench.emulator.fileRequests.filter((r) => r.status === 200).map((r) => r.path);
+	return paths.length - new Set(paths).size;
+}
+
+async function measure(stage: Stage, shape: string): Promise<Row> {
+	const bench = await startBenchEmulator({
+		rateLimit: { limit: PER_MINUTE, windowMs: 60_000 },
+		recordingBytes: RECORDING_BYTES,
+		seedCalls: 3,
+		recordRequests: true,
+	});
+	const credential = ourCredential(shape, bench.emulator.baseUrl, bench.apiKey, PER_MINUTE);
+	await stage.server.createCredential(credential);
+	const folder = path.join(stage.filesDir, shape);
+	fs.mkdirSync(folder, { recursive: true });
+	const workflow =
+		shape === 'example' ? example(credential.id, folder) : simplest(credential.id, folder);
+	const workflowId = await stage.server.deployWorkflow(workflow);
+	await stage.server.publicationStatus(workflowId);
+	bench.emulator.addCalls(CALLS, { status: 'completed', has_recording: true });
+	log(`${shape}: ${CALLS} calls added; waiting for the night`);
+
+	await sleep(5_000); // activation settled
+	const baseline = stage.pids.map((pid) => rssMb(pid));
+	stage.pids.forEach((pid) => resetPeakRss(pid));
+	const samplers = stage.pids.map((pid) => sampleRss(pid, 200));
+	const mark = bench.emulator.requests.length;
+	let lastCount = 0;
+	let lastChange = Date.now();
+	const deadline = Date.now() + 40 * 60_000;
+	while (Date.now() < deadline) {
+		await sleep(1_000);
+		const count = fs.readdirSync(folder).length;
+		if (count !== lastCount) [lastCount, lastChange] = [count, Date.now()];
+		if (count >= CALLS && Date.now() - lastChange > 5_000) break;
+		if (count > 0 && Date.now() - lastChange > QUIET_MS) break;
+	}
+	// The kernel's high-water mark since the reset, cross-checked by sampling; growth over the
+	// RSS just before the night (0 when it never went above it).
+	const peaks = stage.pids.map((pid, index) =>
+		Math.max(0, Math.max(samplers[index].stop(), peakRssMb(pid)) - baseline[index]),
+	);
+	const requests = bench.emulator.requests.slice(mark);
+	const first = requests[0]?.at ?? Date.now();
+	const lastFile = Math.max(
+		...fs.readdirSync(folder).map((file) => fs.statSync(path.join(folder, file)).mtimeMs),
+	);
+	const executions = await stage.server.rest<
+		{ results?: Array<{ status: string }> } | Array<{ status: string }>
+	>('GET', `/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}&limit=1000`);
+	const list = Array.isArray(executions) ? executions : (executions.results ?? []);
+	const row: Row = {
+		shape,
+		exported: fs.readdirSync(folder).length,
+		twice: downloadsTwice(bench),
+		failed: list.filter((execution) => !['success', 'running', 'new'].includes(execution.status))
+			.length,
+		mainMb: peaks[0],
+		workerMb: peaks.length > 1 ? Math.max(...peaks.slice(1)) : undefined,
+		seconds: (lastFile - first) / 1000,
+		apiRequests: requests.filter((r) => r.origin === 'api').length,
+	};
+	await stage.server.rest('POST', `/workflows/${workflowId}/deactivate`, {});
+	await bench.stop();
+	return row;
+}
+
+function render(row: Row): string {
+	const memory =
+		row.workerMb === undefined
+			? row.mainMb.toFixed(0)
+			: `${row.mainMb.toFixed(0)} main, ${row.workerMb.toFixed(0)} worker`;
+	const atRealRate = (row.apiRequests / 60).toFixed(1);
+	return `| ${N8N_VERSION}${QUEUE ? ' queue' : ''} | ${PACKAGE} | ${CALLS} calls, ${PER_MINUTE}/min: ${row.shape} | ${row.exported} | ${row.twice} | ${row.failed} | ${memory} | ${row.seconds.toFixed(0)} | ${row.apiRequests} (${atRealRate} min at 60/min) |`;
+}
+
+runBench('bench:nightly', async () => {
+	const stage = await startStage();
+	console.log(
+		'| n8n | package | shape | exported by the first night | twice | failed executions | peak memory growth MB | s | API requests |',
+	);
+	console.log('| - | - | - | - | - | - | - | - | - |');
+	for (const shape of SHAPES) console.log(render(await measure(stage, shape)));
+});

@@ -1,0 +1,132 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
+/**
+ * The "On New Call" polling trigger, driven the way n8n drives it: the node's `poll()` runs in
+ * n8n-core's real PollContext over a Workflow that keeps its static data between polls (as
+ * n8n's active-workflow manager does), against the API emulator.
+ *
+ * Executions the trigger starts (`__emit`) are recorded and finish at once, as n8n's would after
+ * running the workflow. n8n saves the workflow's static data when an execution is started: so
+ * does this class (`saved`). A restart builds a new Workflow from the static data as saved, as
+ * n8n does from its database; `killAtExecution` stops "n8n" while an execution runs.
+ */
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeProperties,
+	INodeType,
+	IRun,
+	IWorkflowSettings,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { NodeHelpers, Workflow } from 'n8n-workflow';
+import { PollContext } from 'n8n-core';
+
+import { LeadCallAccessTrigger } from '../../nodes/LeadCallAccessTrigger/LeadCallAccessTrigger.node';
+import type { Emulator } from '../emulator';
+import { DEMO_KEYS } from '../emulator';
+import type { TestCredentials } from './harness';
+import { NO_SCHEDULED_POLLS } from '../workflows';
+import { TRIGGER_TYPE, additionalDataFor, oneNodeWorkflow, registerNodeType } from './harness';
+
+/** n8n adds Poll Times to every polling node when it loads it (n8n-core's node loader). */
+const POLL_TIMES: INodeProperties = {
+	displayName: 'Poll Times',
+	name: 'pollTimes',
+	type: 'fixedCollection',
+	typeOptions: { multipleValues: true, multipleValueButtonText: 'Add Poll Time' },
+	default: { item: [{ mode: 'everyMinute' }] },
+	options: NodeHelpers.cronNodeOptions,
+};
+
+function loadedTrigger(): INodeType {
+	const trigger = new LeadCallAccessTrigger();
+	trigger.description.properties.unshift(POLL_TIMES);
+	return trigger;
+}
+
+registerNodeType(TRIGGER_TYPE, loadedTrigger());
+
+/** Thrown into the poll when "n8n" is killed while an execution runs. */
+export class Killed extends Error {}
+
+/** One trigger node in one workflow, polled like n8n polls it. */
+export class TriggerUnderTest {
+	private workflow: Workflow;
+	credentials: TestCredentials;
+	/** The static data as n8n last saved it (when an execution was started). */
+	saved: IDataObject = {};
+	/** The items of each execution the last poll started (its returned list included). */
+	executions: INodeExecutionData[][] = [];
+	/** Set: "n8n" is killed while running the execution of that number (1-based) of the next poll. */
+	killAtExecution?: number;
+
+	constructor(
+		emulator: Emulator,
+		private readonly parameters: IDataObject = {},
+		private readonly settings: IWorkflowSettings = {},
+	) {
+		this.credentials = { baseUrl: emulator.baseUrl, apiKey: DEMO_KEYS.full, requestsPerMinute: 0 };
+		this.workflow = this.build({});
+	}
+
+	private build(staticData: IDataObject): Workflow {
+		return oneNodeWorkflow(
+			{
+				name: 'On New Call',
+				type: TRIGGER_TYPE,
+				typeVersion: 1,
+				// Poll Times the trigger cannot read a next check from, unless a test sets them.
+				parameters: { pollTimes: NO_SCHEDULED_POLLS, ...this.parameters } as INode['parameters'],
+			},
+			{ active: true, staticData, settings: this.settings },
+		).workflow;
+	}
+
+	/** Runs one poll; returns the items it emitted, over all the executions it started. */
+	async pollItems(mode: WorkflowExecuteMode = 'trigger'): Promise<INodeExecutionData[]> {
+		const node = this.workflow.getNode('On New Call')!;
+		this.executions = [];
+		const emit = (
+			data: INodeExecutionData[][],
+			_response?: unknown,
+			done?: { resolve: (run: IRun | undefined) => void; reject: (error: Error) => void },
+		) => {
+			this.saved = this.storedState();
+			this.executions.push(data[0]);
+			const killed = this.executions.length === this.killAtExecution;
+			if (killed) this.killAtExecution = undefined;
+			setImmediate(() => (killed ? done?.reject(new Killed()) : done?.resolve(undefined)));
+		};
+		const context = new PollContext(
+			this.workflow,
+			node,
+			additionalDataFor(this.credentials),
+			mode,
+			mode === 'manual' ? 'manual' : 'activate',
+			emit,
+		);
+		const result = await new LeadCallAccessTrigger().poll.call(context);
+		if (result !== null) emit(result);
+		return this.executions.flat();
+	}
+
+	async poll(mode?: WorkflowExecuteMode): Promise<string[]> {
+		return (await this.pollItems(mode)).map((item) => String(item.json.id));
+	}
+
+	/** The node's static data as it is now (n8n saves it at the next execution). */
+	storedState(): IDataObject {
+		return JSON.parse(JSON.stringify(this.workflow.staticData)) as IDataObject;
+	}
+
+	/** n8n restarts after a clean stop: the workflow is rebuilt with its static data. */
+	restart(): void {
+		this.workflow = this.build(this.storedState());
+	}
+
+	/** n8n was killed: the workflow is rebuilt from the static data as n8n last saved it. */
+	restartAfterKill(): void {
+		this.workflow = this.build(this.saved);
+	}
+}

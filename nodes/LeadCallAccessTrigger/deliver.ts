@@ -1,0 +1,108 @@
+import type { IDataObject, INodeExecutionData, IPollFunctions, IRun } from 'n8n-workflow';
+
+import { pause } from '../shared/transport';
+import type { TrackedCall } from './calls';
+import { itemFor } from './emit';
+import type { HeldCall, Position } from './position';
+import { writePosition } from './position';
+import type { TriggerSettings } from './settings';
+
+/**
+ * Delivering what a check found: the calls held back by earlier checks (the older), then the
+ * new ones, oldest first, in executions of at most Calls per Execution, one after the other.
+ *
+ * Each execution is started with n8n's own `__emit` and a done promise (as n8n's queue triggers
+ * acknowledge a message once its execution finished), and the next one only once it has
+ * finished. So a check of any size holds one execution's files at a time (n8n 1.x keeps them in
+ * memory), and the executions list shows the export as it goes.
+ *
+ * The position moves past an execution's calls once it has finished. n8n saves the trigger's
+ * static data when the trigger starts an execution, so the position saved is always the one
+ * after the executions that finished: when n8n stops in the middle (killed, say), the next check
+ * starts again with the calls of the execution that was running, and at most those come twice.
+ * After the last execution the check returns an empty list: n8n starts one more execution, without
+ * calls, and saves the final position with it.
+ */
+
+/** A call to deliver: `since` is set for a call held back (when the trigger first asked). */
+interface Entry {
+	call: TrackedCall;
+	since?: number;
+}
+
+/** What a check found: the new calls, oldest first, and the position once the first n are handled. */
+export interface Found {
+	calls: TrackedCall[];
+	after: (handled: number) => Position;
+}
+
+/** The longest pause between two questions while a check waits for recordings. */
+const MAX_RECHECK_MS = 30_000;
+
+export async function deliver(
+	this: IPollFunctions,
+	held: HeldCall[],
+	found: Found,
+	settings: TriggerSettings,
+	staticData: IDataObject,
+): Promise<INodeExecutionData[][] | null> {
+	let handled = 0; // new calls handled (emitted or held back)
+	let executions = 0;
+	let batch: INodeExecutionData[] = [];
+
+	const save = (stillHeld: HeldCall[]) =>
+		writePosition(staticData, { ...found.after(handled), held: stillHeld });
+
+	/** Starts an execution with the batch and waits until n8n has finished it. */
+	const flush = async (stillHeld: () => HeldCall[]): Promise<void> => {
+		const done = this.helpers.createDeferredPromise<IRun | undefined>();
+		this.__emit([batch], undefined, done);
+		batch = [];
+		executions++;
+		// A failed execution stays in n8n's executions list, where it can be retried with its calls.
+		await done.promise;
+		save(stillHeld());
+	};
+
+	/** One pass over the entries; returns those still held back. */
+	const pass = async (entries: Entry[]): Promise<HeldCall[]> => {
+		const stillHeld: HeldCall[] = [];
+		// Entries not reached yet that were held already stay held; new calls stay unhandled.
+		const rest = (from: number) =>
+			entries
+				.slice(from)
+				.filter((entry) => entry.since !== undefined)
+				.map((entry) => ({ call: entry.call, since: entry.since! }));
+		for (let index = 0; index < entries.length; index++) {
+			const { call } = entries[index];
+			const since = entries[index].since ?? Date.now();
+			if (entries[index].since === undefined) handled++;
+			const item =
+				settings.keepCallOrder && stillHeld.length > 0
+					? undefined
+					: await itemFor.call(this, call, since, settings);
+			if (item === undefined) stillHeld.push({ call, since });
+			else batch.push(item);
+			if (batch.length >= settings.callsPerExecution) {
+				await flush(() => [...stillHeld, ...rest(index + 1)]);
+			}
+		}
+		if (batch.length > 0) await flush(() => stillHeld);
+		return stillHeld;
+	};
+
+	const entries: Entry[] = [
+		...held.map(({ call, since }) => ({ call, since })),
+		...found.calls.map((call) => ({ call })),
+	];
+	let stillHeld = await pass(entries);
+	// The next check comes after Wait for Recording has passed: wait for the recordings here.
+	for (let pauseMs = 2000; settings.waitInCheck && stillHeld.length > 0; ) {
+		const firstDue = Math.min(...stillHeld.map(({ since }) => since + settings.recordingWaitMs));
+		await pause.call(this, Math.max(0, Math.min(pauseMs, firstDue - Date.now())));
+		pauseMs = Math.min(pauseMs * 2, MAX_RECHECK_MS);
+		stillHeld = await pass(stillHeld);
+	}
+	save(stillHeld);
+	return executions > 0 ? [[]] : null;
+}
