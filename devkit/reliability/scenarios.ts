@@ -60,7 +60,7 @@ function brokenBody(listMessage: RegExp): Scenario['expect'] {
 					message:
 						operation === 'List Calls'
 							? listMessage
-							: /holds no download URL|still being processed/,
+							: /could not be read|still being processed/,
 				};
 }
 

@@ -44,13 +44,6 @@ export class LeadCallAccess implements INodeType {
 				default: defaultResource,
 			},
 			...resources.flatMap(resourceProperties),
-			{
-				displayName:
-					"This node retries temporary failures and waits out rate limits itself (Options: Max Retries, Max Rate-Limit Wait). Leave n8n's Settings > Retry On Fail off: each of its tries would repeat all of this node's retries.",
-				name: 'retryNotice',
-				type: 'notice',
-				default: '',
-			},
 		],
 	};
 

@@ -22,7 +22,7 @@ export const queryParametersField: INodeProperties = {
 	placeholder: 'Add Parameter',
 	default: {},
 	description:
-		'Filters passed to the API as they are, for example created_after = 2026-01-01T00:00:00Z. Use the names the service documents. limit, cursor and offset are set by the node.',
+		'Filters sent to the service as they are, for example created_after = 2026-01-01T00:00:00Z, under the names the service documents. The node handles paging itself.',
 	options: [
 		{
 			displayName: 'Parameter',
