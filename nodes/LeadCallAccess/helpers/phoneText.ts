@@ -27,6 +27,7 @@ const DECIMAL = /^\+?(\d{7,})[.,](\d+)$/;
 const SCIENTIFIC = /^\+?(\d)(?:[.,](\d*))?e\+?(\d{1,2})$/i;
 
 const FORMAT_AS_TEXT = 'format the column as text in the spreadsheet and write the number again';
+const NOT_WHOLE = `is a decimal number, not a phone number: ${FORMAT_AS_TEXT}`;
 
 /**
  * A phone number a spreadsheet stored as a number: read as the whole number it stands for, or
@@ -38,17 +39,18 @@ function storedAsNumber(text: string): { text: string } | { problem: string } | 
 	if (decimal) {
 		const decimals = decimal[2];
 		if (/^0+$/.test(decimals)) return { text: text.replace(/[.,]\d+$/, '') };
-		return { problem: `is a decimal number, not a phone number: ${FORMAT_AS_TEXT}` };
+		return { problem: NOT_WHOLE };
 	}
 	const scientific = SCIENTIFIC.exec(text);
 	if (!scientific) return undefined;
 	const [, first, decimals = '', exponent] = scientific;
 	// 6.28123E+10 shows 6 digits of an 11-digit number: the spreadsheet rounded the rest away.
-	if (decimals.length !== Number(exponent)) {
+	if (decimals.length < Number(exponent)) {
 		return {
 			problem: `is in scientific notation, which lost its last digits: ${FORMAT_AS_TEXT}`,
 		};
 	}
+	if (decimals.length > Number(exponent)) return { problem: NOT_WHOLE };
 	return { text: `${text.startsWith('+') ? '+' : ''}${first}${decimals}` };
 }
 
