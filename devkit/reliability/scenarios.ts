@@ -58,9 +58,7 @@ function brokenBody(listMessage: RegExp): Scenario['expect'] {
 			: {
 					errors: 1,
 					message:
-						operation === 'List Calls'
-							? listMessage
-							: /could not be read|still being processed/,
+						operation === 'List Calls' ? listMessage : /could not be read|still being processed/,
 				};
 }
 

@@ -21,7 +21,8 @@ type Option = INodeProperties | INodePropertyOptions | INodePropertyCollection;
 export function editorTexts(properties: Option[], where: string): Array<[string, string]> {
 	const texts: Array<[string, string]> = [];
 	for (const property of properties) {
-		const at = `${where} > ${property.displayName ?? ('name' in property ? property.name : '')}`;
+		const label = 'displayName' in property ? property.displayName : property.name;
+		const at = `${where} > ${label}`;
 		if ('type' in property && property.type === 'notice') texts.push([at, property.displayName]);
 		if ('description' in property && typeof property.description === 'string') {
 			texts.push([at, property.description]);
