@@ -6,10 +6,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { sleep } from 'n8n-workflow';
 
-import type { INodeTypeDescription } from 'n8n-workflow';
-import { NodeHelpers } from 'n8n-workflow';
+import { NodeHelpers, sleep, type INodeTypeDescription } from 'n8n-workflow';
 
 import {
 	isFinished,
@@ -250,18 +248,20 @@ export const allExampleFiles = () =>
  */
 export async function exampleWarnings(session: Session, file: string): Promise<string[]> {
 	const workflow = loadExample(file, session.filesDir);
-	const nodeInfos = workflow.nodes.map(({ type, typeVersion }) => ({
-		name: type,
-		version: typeVersion,
-	}));
+	const baseType = (type: string) => type.replace(/^(n8n-nodes-lead-call-access\.\w+)Tool$/, '$1');
+	const nodes = workflow.nodes.map((node) => ({ ...node, type: baseType(node.type) }));
+	const nodeInfos = nodes.map(({ type, typeVersion }) => ({ name: type, version: typeVersion }));
 	const descriptions = await session.server.rest<INodeTypeDescription[]>('POST', '/node-types', {
 		nodeInfos,
 	});
+	// n8n answers with the names without their package; a tool (…Tool) is its node's description.
 	const known = (type: string, version: number) =>
 		descriptions.find(
-			(description) => description.name === type && [description.version].flat().includes(version),
+			(description) =>
+				description.name === type.split('.').pop() &&
+				[description.version].flat().includes(version),
 		);
-	return workflow.nodes.flatMap((node) => {
+	return nodes.flatMap((node) => {
 		const description = known(node.type, node.typeVersion);
 		if (!description) return [`${node.name}: no ${node.type} version ${node.typeVersion}`];
 		const asNode = { ...node, parameters: node.parameters as never } as never;

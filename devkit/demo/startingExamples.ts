@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The examples that start from the tools users have (a Google Sheet, an n8n form, HubSpot, S3),
  * run in a real n8n against the emulator. Google and HubSpot cannot be reached offline, so their
@@ -39,7 +38,8 @@ function withStandIns(
 	sinks: string[],
 ): WorkflowJson {
 	const nodes = workflow.nodes.map((node) => {
-		const { credentials: _credentials, ...rest } = node;
+		// A stand-in needs no credential.
+		const rest = { ...node, credentials: undefined };
 		if (node.name === source.name) {
 			return {
 				...rest,
@@ -134,27 +134,39 @@ export function hubSpotContact(vid: number, properties: Record<string, string>):
 	return { vid, properties: wrapped };
 }
 
-/** lead-form.json, published: each call submits the form as a browser does, and returns what it shows. */
+/** The words of an HTML page, without its markup. */
+const pageText = (html: string) =>
+	html
+		.replace(/<(script|style)[\s\S]*?<\/\1>/g, ' ')
+		.replace(/<[^>]+>/g, ' ')
+		.replace(/&#39;/g, "'")
+		.replace(/\s+/g, ' ');
+
+/**
+ * lead-form.json, published: each call submits the form as a browser does (its fields as
+ * field-0, field-1...), then opens the page n8n sends the person to until it shows the words
+ * expected (the workflow has reached a Form Ending), or 20 seconds have passed.
+ */
 export async function publishLeadFormExample(
 	session: Session,
 	credential: CredentialJson,
-): Promise<{ workflowId: string; submit(name: string, phone: string): Promise<string> }> {
-	await session.server.createCredential(credential);
+): Promise<{
+	workflowId: string;
+	submit(name: string, phone: string, expected: string): Promise<string>;
+}> {
+	const { server } = session;
+	await server.createCredential(credential);
 	const workflow = loadExample(STARTING_EXAMPLES.leadForm, session.filesDir);
-	const workflowId = await session.server.deployWorkflow(workflow);
+	const workflowId = await server.deployWorkflow(workflow);
 	const trigger = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.formTrigger')!;
 	const formPath = (trigger.parameters.options as { path: string }).path;
-	const submit = async (name: string, phone: string) => {
+	const post = async (name: string, phone: string) => {
 		const deadline = Date.now() + 20_000;
 		for (;;) {
-			// The form page posts its fields as field-0, field-1... in their order.
 			const form = new FormData();
 			form.append('field-0', name);
 			form.append('field-1', phone);
-			const res = await fetch(`${session.server.baseUrl}/form/${formPath}`, {
-				method: 'POST',
-				body: form,
-			});
+			const res = await fetch(`${server.baseUrl}/form/${formPath}`, { method: 'POST', body: form });
 			const text = await res.text();
 			// 2.x registers a published form a moment after the call that published it.
 			if (res.status === 404 && Date.now() < deadline) {
@@ -162,7 +174,19 @@ export async function publishLeadFormExample(
 				continue;
 			}
 			if (res.status !== 200) throw new Error(`the form answered ${res.status}: ${text}`);
-			return (JSON.parse(text) as { formSubmittedText: string }).formSubmittedText;
+			const waiting = new URL((JSON.parse(text) as { formWaitingUrl: string }).formWaitingUrl);
+			return `${server.baseUrl}${waiting.pathname}${waiting.search}`;
+		}
+	};
+	/** The words of the page the person is sent to, once they include `expected`. */
+	const submit = async (name: string, phone: string, expected: string) => {
+		const page = await post(name, phone);
+		const deadline = Date.now() + 20_000;
+		for (;;) {
+			const res = await fetch(page);
+			const text = pageText(await res.text());
+			if (text.includes(expected) || Date.now() > deadline) return text;
+			await sleep(200);
 		}
 	};
 	return { workflowId, submit };

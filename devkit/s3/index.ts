@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * A local S3-compatible server (s3rver, a devDependency) on loopback, started by the test that
  * needs it and stopped at its end: n8n's own S3 node uploads to it for real, through the

@@ -125,20 +125,20 @@ describe('import-leads-from-csv.json', () => {
 				row: 5,
 				name: 'Linus Pauling',
 				phone: 'call me maybe',
-				reason: expect.stringMatching(/^phone_e164: "call me maybe" contains no digits/),
+				reason: expect.stringMatching(/^Phone: "call me maybe" contains no digits/),
 			},
 			{
 				row: 6,
 				name: 'Marie Curie',
 				phone: '',
-				reason: 'phone_e164: Field required (the value is empty)',
+				reason: 'Phone is empty: map it to the column or field that holds the phone number',
 			},
 			{
 				row: 7,
 				name: 'Nikola Tesla',
 				phone: '555-01',
 				reason: expect.stringMatching(
-					/^phone_e164: "555-01" is not a possible number of United States \(\+1\), the Default Country \(5 digits, its numbers have 10 digits\)/,
+					/^Phone: "555-01" is not a possible number of United States \(\+1\), the Default Country \(5 digits, its numbers have 10 digits\)/,
 				),
 			},
 		]);
@@ -161,9 +161,9 @@ describe('import-leads-from-csv.json', () => {
 		const lines = csv.trim().split(/\r?\n/);
 		expect(lines[0]).toBe('name,phone,campaign,reason');
 		expect(lines.slice(1)).toEqual([
-			expect.stringMatching(/^Linus Pauling,call me maybe,trade-show,"phone_e164: ""call me/),
-			'Marie Curie,,trade-show,phone_e164: Field required (the value is empty)',
-			expect.stringMatching(/^Nikola Tesla,555-01,trade-show,"phone_e164: ""555-01"" is not/),
+			expect.stringMatching(/^Linus Pauling,call me maybe,trade-show,"Phone: ""call me/),
+			'Marie Curie,,trade-show,Phone is empty: map it to the column or field that holds the phone number',
+			expect.stringMatching(/^Nikola Tesla,555-01,trade-show,"Phone: ""555-01"" is not/),
 		]);
 	});
 
@@ -261,16 +261,20 @@ describe('import-leads-from-google-sheets.json (Google Sheets stood in for)', ()
 });
 
 describe('lead-form.json (n8n Form, published)', () => {
-	let submit: (name: string, phone: string) => Promise<string>;
+	let submit: (name: string, phone: string, expected: string) => Promise<string>;
 	beforeAll(async () => {
 		session.emulator.reset();
 		({ submit } = await publishLeadFormExample(session, credential()));
 	});
 
 	test('a good number is imported and the person is thanked', async () => {
-		expect(await submit('Ada Lovelace', '020 7946 0958')).toBe(
-			'Thank you, Ada Lovelace. We will call you soon.',
-		);
+		expect(
+			await submit(
+				'Ada Lovelace',
+				'020 7946 0958',
+				'Thank you, Ada Lovelace. We will call you soon.',
+			),
+		).toContain('Thank you, Ada Lovelace. We will call you soon.');
 		expect(session.emulator.leads.get('+442079460958')).toMatchObject({
 			name: 'Ada Lovelace',
 			campaign_id: 'web-form',
@@ -280,16 +284,26 @@ describe('lead-form.json (n8n Form, published)', () => {
 
 	test('a number that cannot be read asks the person to check it; nothing is sent', async () => {
 		const before = apiRequests('/v1/leads').length;
-		expect(await submit('Linus Pauling', 'call me maybe')).toMatch(
-			/^We could not read your phone number\. Please go back/,
-		);
+		expect(
+			await submit(
+				'Linus Pauling',
+				'call me maybe',
+				'We could not read your phone number. Please go back',
+			),
+		).toContain('We could not read your phone number. Please go back');
 		expect(apiRequests('/v1/leads')).toHaveLength(before);
 	});
 
 	test('when the service is down, the person is asked to try again later', async () => {
 		session.emulator.inject({ kind: 'status', status: 503, count: 100, path: '/v1/leads' });
 		try {
-			expect(await submit('Grace Hopper', '+1 415 555 2672')).toMatch(/^Sorry, we could not save/);
+			expect(
+				await submit(
+					'Grace Hopper',
+					'+1 415 555 2672',
+					'Sorry, we could not save your request just now',
+				),
+			).toContain('Sorry, we could not save your request just now');
 		} finally {
 			session.emulator.reset();
 		}
@@ -368,7 +382,7 @@ describe('ai-agent-tools-mcp.json (n8n as an MCP server, the test as the AI agen
 		const before = session.emulator.requests.length;
 		const badPhone = await client.callTool('Import_Lead', { phone: 'call me maybe' });
 		expect(badPhone.isError).toBe(true);
-		expect(badPhone.text).toMatch(/phone_e164: "call me maybe" contains no digits/);
+		expect(badPhone.text).toMatch(/Phone: "call me maybe" contains no digits/);
 		expect(session.emulator.requests.length).toBe(before);
 
 		const missed = session.emulator.calls.find((call) => !call.has_recording)!;

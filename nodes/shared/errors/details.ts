@@ -3,8 +3,7 @@
  * Errors are recognised by shape, not `instanceof`: n8n 1.x and 2.x may load another copy of
  * n8n-workflow, whose classes are not ours.
  */
-import type { JsonObject } from 'n8n-workflow';
-import type { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { JsonObject, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 /** What the nodes throw: every failure ends as one of these. */
 export type NodeError = NodeApiError | NodeOperationError;

@@ -16,10 +16,6 @@ import { isJsonObject } from '../../../shared/json';
 import { isDryRun, skipDecision, skipUnchangedOption } from './skipUnchanged';
 import type { OperationDeclaration } from '../operation';
 
-/** Where the editor's short texts send the reader for the details. */
-const PHONE_HELP =
-	'https://www.npmjs.com/package/n8n-nodes-lead-call-access#how-phone-numbers-are-read';
-
 /**
  * Default Country. The parameter keeps its first name, defaultCountryCode, so saved workflows
  * load: versions 1 and 2 keep the text field (now a two-letter code or a calling code), version 3
@@ -32,7 +28,8 @@ const defaultCountryProperties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. US or 1',
-		description: `Country of numbers written without a country code, as its two-letter code (US, HU) or calling code (1, 36). <a href="${PHONE_HELP}">How numbers are read</a>.`,
+		description:
+			'Country of numbers written without a country code, as its two-letter code (US, HU) or calling code (1, 36). <a href="https://www.npmjs.com/package/n8n-nodes-lead-call-access#how-phone-numbers-are-read">How numbers are read</a>.',
 		displayOptions: { show: { '@version': [1, 2] } },
 	},
 	{
@@ -41,7 +38,8 @@ const defaultCountryProperties: INodeProperties[] = [
 		type: 'options',
 		default: '',
 		options: [{ name: 'None', value: '' }, ...countryOptions()],
-		description: `Country of numbers written without a country code: with Hungary, 06 20 123 4567 is read as +36 20 123 4567. <a href="${PHONE_HELP}">More</a>.`,
+		description:
+			'Country of numbers written without a country code: with Hungary, 06 20 123 4567 is read as +36 20 123 4567. <a href="https://www.npmjs.com/package/n8n-nodes-lead-call-access#how-phone-numbers-are-read">More</a>.',
 		hint: 'In an expression, give its two-letter code (US, HU) or calling code (1, 36)',
 		displayOptions: { show: { '@version': [{ _cnd: { gte: 3 } }] } },
 	},
