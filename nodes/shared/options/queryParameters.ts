@@ -70,7 +70,7 @@ export function readQueryParameters(this: RunContext, itemIndex?: number): IData
 		if (UNSENDABLE.includes(key)) {
 			throw operationError(
 				this.getNode(),
-				`Query parameter "${key}" cannot be sent: the HTTP client drops this name to guard against prototype pollution`,
+				`Query parameter "${key}" cannot be sent (n8n drops this name for safety): remove it, or use the name your service documents`,
 				{ itemIndex },
 			);
 		}

@@ -114,8 +114,8 @@ async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INod
 		throw operationError(
 			this.getNode(),
 			typeof rawCallId === 'object' && rawCallId !== null
-				? 'Call ID must be text, but got an object or list'
-				: 'Call ID is required but empty',
+				? 'Call ID must be text, but got an object or list: map the "id" field of one call'
+				: 'Call ID is empty: map the "id" field of a call from Get Many Calls or the trigger',
 			{ itemIndex, description: 'Map the "id" field of a call from Get Many Calls.' },
 		);
 	}
