@@ -57,7 +57,7 @@ describe('Get Recording', () => {
 
 	test('an empty call ID fails its item before any request', async () => {
 		const result = await run(workflowFrom('getRecording', { items: [{ id: '' }] }), credentials());
-		expect(result.errors[0].error).toMatch(/Call ID is required/);
+		expect(result.errors[0].error).toMatch(/^Call ID is empty: map the "id" field of a call/);
 		expect(emulator().requests).toHaveLength(0);
 	});
 
