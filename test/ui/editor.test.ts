@@ -251,7 +251,7 @@ test('Import Lead: five leads with "Continue (using error output)": the 422 item
 		const data = byTestId('ndv-data-container', output);
 		// The service's 422, paired to its item: message naming the field, and the detail entries.
 		await data
-			.getByText(/The API rejected the lead \(422\): phone_e164/)
+			.getByText(/The API rejected the lead \(422\): Phone: /)
 			.first()
 			.waitFor();
 		await data.getByText('"details"', { exact: false }).first().waitFor();
