@@ -32,7 +32,7 @@ export class LeadCallAccessApi implements ICredentialType {
 			required: true,
 			placeholder: 'e.g. https://api.example.com',
 			description:
-				'Address of the API, without /v1. Must use https:// (http:// is accepted only for localhost).',
+				"The service's address, with https:// (http:// only for a test server on this machine)",
 		},
 		{
 			displayName: 'API Key',
@@ -43,7 +43,7 @@ export class LeadCallAccessApi implements ICredentialType {
 			required: true,
 			placeholder: 'e.g. pf_live_AbC...',
 			description:
-				'Created in the desktop app under Settings > Developers. Starts with pf_live_. Give it the scopes your workflows need: leads:write, calls:read, recordings:read.',
+				'Create it in the desktop app under Settings > Developers, with the scopes your workflows need (leads:write, calls:read, recordings:read). It starts with pf_live_.',
 		},
 		{
 			displayName: 'Requests per Minute',
@@ -52,7 +52,7 @@ export class LeadCallAccessApi implements ICredentialType {
 			typeOptions: { minValue: 0 },
 			default: 60,
 			description:
-				"This key's request budget. The node never sends more than this in any minute, across all workflows of this n8n instance that use the same key, and slows down by itself if the server allows less. When the server states the key's limit and what is left in its answers, the node follows that instead, never counting on more than this. 0 turns pacing off.",
+				'How many requests this key may send per minute. The node never sends more, across all workflows using the key, and slows down if the service allows fewer. 0: no pacing.',
 		},
 		{
 			// Never shown: tests and benchmarks shorten the budget's minute to run in seconds.

@@ -6,7 +6,8 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { sleep } from 'n8n-workflow';
+
+import { NodeHelpers, sleep, type INodeTypeDescription } from 'n8n-workflow';
 
 import {
 	isFinished,
@@ -28,8 +29,6 @@ export const EXAMPLE_FILES = {
 	importLeads: 'import-leads-from-csv.json',
 	exportRecordings: 'export-recordings.json',
 	aiTools: 'ai-agent-tools-mcp.json',
-	newCallRecording: 'new-call-recording.json',
-	crmSync: 'sync-crm-contacts.json',
 } as const;
 /** Examples use the Docker image's allowed folder; each run points them at its own. */
 export const EXAMPLE_FILES_DIR = '/home/node/.n8n-files';
@@ -238,115 +237,47 @@ export async function publishMcpExample(
 	return { workflowId, client };
 }
 
-export interface TriggerSummary {
-	/** Calls the trigger emitted after activation, in the order it emitted them. */
-	emitted: string[];
-	/** Executions started by the activation itself: none, so past calls do not flood the workflow. */
-	executionsOnActivation: number;
-	saved: Array<{ callId: string; file: string; bytes: number }>;
-	/** Calls without a recording: Get Recording's error output, nothing written. */
-	skipped: Array<{ callId: string; error: string }>;
-	executions: StoredExecution[];
-}
+/** The example files, as `npm run demo` and the e2e suite find them. */
+export const allExampleFiles = () =>
+	fs.readdirSync(EXAMPLES_DIR).filter((file) => file.endsWith('.json'));
 
 /**
- * new-call-recording.json, published as imported (its every-minute schedule kept). Activation
- * notes where the calls list stands; then `newCalls` calls arrive (the last one missed, without
- * a recording) and the next check runs now: unpublishing and publishing again runs a poll on
- * both n8n lines. Whichever poll (that one or the schedule's) emits them, the summary covers all.
+ * What the editor would flag on each node of an example after import, as n8n's editor works it
+ * out: a node type or version this n8n does not have, or a parameter issue (a required value
+ * missing, a value not allowed). Credentials are left out: users pick theirs after import.
  */
-export async function runTriggerExample(
-	session: Session,
-	credential: CredentialJson,
-	newCalls = 3,
-): Promise<TriggerSummary> {
-	const { server, emulator } = session;
-	await server.createCredential(credential);
-	const workflowId = await server.deployWorkflow(
-		loadExample(EXAMPLE_FILES.newCallRecording, session.filesDir),
-	);
-	await server.publicationStatus(workflowId);
-	const executionsOnActivation = (await readStoredExecutions(session.sandbox, workflowId)).length;
-
-	const recorded = emulator.addCalls(newCalls - 1, { status: 'completed', has_recording: true });
-	const missed = emulator.addCalls(1, { status: 'missed', has_recording: false });
-	const expected = [...missed, ...recorded].map((call) => call.id);
-	await server.republish(workflowId);
-
-	const emittedBy = (executions: StoredExecution[]) =>
-		executions
-			.flatMap((execution) => storedOutput(execution, 'On New Call'))
-			.map((i) => String(i.json.id));
-	const deadline = Date.now() + 30_000;
-	let executions: StoredExecution[] = [];
-	for (;;) {
-		executions = (await readStoredExecutions(session.sandbox, workflowId)).filter(isFinished);
-		const emitted = emittedBy(executions);
-		if (expected.every((id) => emitted.includes(id))) break;
-		if (Date.now() > deadline) {
-			throw new Error(`the trigger example emitted ${emitted.join(', ') || 'nothing'}`);
-		}
-		await sleep(200);
-	}
-	await server.rest('POST', `/workflows/${workflowId}/deactivate`, {});
-	await server.publicationStatus(workflowId);
-
-	executions.reverse(); // oldest first
-	const saved = executions.flatMap((execution) =>
-		storedOutput(execution, 'Write Recording to Disk').map((item) => {
-			const file = String(item.json.fileName);
-			const bytes = fs.existsSync(file) ? fs.statSync(file).size : -1;
-			return { callId: String(item.json.callId), file, bytes };
-		}),
-	);
-	const skipped = executions.flatMap((execution) =>
-		storedOutput(execution, 'Get Recording', 1).map((item) => ({
-			callId: String(item.json.id),
-			error: String(item.json.error),
-		})),
-	);
-	return {
-		emitted: emittedBy(executions),
-		executionsOnActivation,
-		saved,
-		skipped,
-		executions,
-	};
-}
-
-export interface CrmSyncSummary {
-	run: ServerRunResult;
-	/** What Count Sent and Skipped counted: contacts sent (`false`) and skipped (`true`). */
-	counts: { sent: number; skipped: number };
-	failed: Array<{ name: string; reason: string }>;
-}
-
-/**
- * sync-crm-contacts.json with the bundled leads.csv as the CRM export, published once and run
- * now instead of at 1:00, as often as the caller likes: the same workflow each time, so each
- * night's run sees what the previous ones imported. `edit` changes the export before a run.
- */
-export async function deployCrmSyncExample(
-	session: Session,
-	credential: CredentialJson,
-): Promise<{ runNight(edit?: (csv: string) => string): Promise<CrmSyncSummary> }> {
-	const exportFile = path.join(session.filesDir, 'leads.csv');
-	const sample = fs.readFileSync(path.join(EXAMPLES_DIR, 'leads.csv'), 'utf8');
-	const workflow = runnableNow(loadExample(EXAMPLE_FILES.crmSync, session.filesDir));
-	const deployed = await session.server.deployRunnable(workflow, [credential]);
-	return {
-		async runNight(edit = (csv) => csv) {
-			fs.writeFileSync(exportFile, edit(sample));
-			const run = await deployed.run();
-			const counts = { sent: 0, skipped: 0 };
-			for (const { json } of nodeOutput(run.run, 'Count Sent and Skipped')) {
-				counts[json.skipped === true ? 'skipped' : 'sent'] += Number(json.count_phone_e164);
-			}
-			const failed = nodeOutput(run.run, 'Failed Contact').map((item) => ({
-				name: String(item.json.name),
-				reason: String(item.json.reason),
-			}));
-			return { run, counts, failed };
-		},
-	};
+export async function exampleWarnings(session: Session, file: string): Promise<string[]> {
+	const workflow = loadExample(file, session.filesDir);
+	const baseType = (type: string) => type.replace(/^(n8n-nodes-lead-call-access\.\w+)Tool$/, '$1');
+	const nodes = workflow.nodes.map((node) => ({ ...node, type: baseType(node.type) }));
+	const nodeInfos = nodes.map(({ type, typeVersion }) => ({ name: type, version: typeVersion }));
+	const descriptions = await session.server.rest<INodeTypeDescription[]>('POST', '/node-types', {
+		nodeInfos,
+	});
+	// n8n answers with the names without their package; a tool (…Tool) is its node's description.
+	const known = (type: string, version: number) =>
+		descriptions.find(
+			(description) =>
+				description.name === type.split('.').pop() &&
+				[description.version].flat().includes(version),
+		);
+	return nodes.flatMap((node) => {
+		const description = known(node.type, node.typeVersion);
+		if (!description) return [`${node.name}: no ${node.type} version ${node.typeVersion}`];
+		const asNode = { ...node, parameters: node.parameters as never } as never;
+		const parameters = NodeHelpers.getNodeParameters(
+			description.properties,
+			node.parameters as never,
+			true,
+			false,
+			asNode,
+			description,
+		);
+		const issues = NodeHelpers.getNodeParametersIssues(
+			description.properties,
+			{ ...(asNode as object), parameters } as never,
+			description,
+		);
+		return issues ? [`${node.name}: ${JSON.stringify(issues.parameters ?? issues)}`] : [];
+	});
 }

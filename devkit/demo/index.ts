@@ -17,8 +17,9 @@ import {
 	publishMcpExample,
 	runExportExample,
 	runImportExample,
-	runTriggerExample,
 } from './examples';
+import { runS3Example, STARTING_EXAMPLES } from './startingExamples';
+import { startLocalS3 } from '../s3';
 import {
 	elapsed,
 	exportReport,
@@ -26,8 +27,8 @@ import {
 	importReport,
 	step,
 	toolCall,
+	s3Report,
 	toolsReport,
-	triggerReport,
 } from './report';
 import { openSession, type Session } from './session';
 
@@ -95,15 +96,27 @@ async function runExamples(session: Session): Promise<void> {
 	const { client } = await publishMcpExample(session, credential, MCP_TOKEN);
 	toolsReport(client.url, await client.listTools());
 	await callTool(client, 'Import_Lead', { phone: '+14155552671', name: 'Ada Lovelace (CEO)' });
-	await callTool(client, 'List_Calls', { limit: 3 });
+	await callTool(client, 'Get_Many_Calls', { limit: 3 });
 	await callTool(client, 'Import_Lead', { phone: 'twelve' });
 
 	heading(
-		`4. New calls start a workflow (examples/${EXAMPLE_FILES.newCallRecording}, checked now)`,
+		`4. New recordings saved to S3 (examples/${STARTING_EXAMPLES.s3}, to a local S3 server, checked now)`,
 	);
-	const triggered = await runTriggerExample(session, credential);
-	if (triggered.saved.length === 0) throw new Error('the trigger workflow saved no recording');
-	triggerReport(triggered, session.filesDir);
+	const s3 = await startLocalS3('call-recordings');
+	try {
+		const uploads = await runS3Example(session, credential, s3, {
+			waitMs: 3_000,
+			addCalls: () =>
+				[
+					...session.emulator.addCalls(2, { status: 'completed', has_recording: true }),
+					...session.emulator.addCalls(1, { status: 'missed', has_recording: false }),
+				].map((call) => call.id),
+		});
+		if (uploads.uploaded.size === 0) throw new Error('the S3 workflow uploaded no recording');
+		s3Report(uploads, s3.bucket);
+	} finally {
+		await s3.stop();
+	}
 
 	const stats = session.emulator.stats();
 	const keyAtFileHost = session.emulator.fileRequests.some((r) => r.headers.authorization);

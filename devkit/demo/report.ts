@@ -3,7 +3,8 @@
 import * as path from 'path';
 
 import type { McpTool } from './mcpClient';
-import type { ExportRun, ExportSummary, ImportSummary, TriggerSummary } from './examples';
+import type { ExportRun, ExportSummary, ImportSummary } from './examples';
+import type { RecordingUploadRun } from './startingExamples';
 
 const started = Date.now();
 export const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
@@ -109,17 +110,13 @@ export function toolCall(name: string, args: unknown, outcome: string): void {
 	message('    -> ', outcome);
 }
 
-export function triggerReport(summary: TriggerSummary, folder: string): void {
-	const { emitted, saved, skipped, executions } = summary;
-	line(
-		`Activated: ${summary.executionsOnActivation} runs for the calls already listed (past calls do not flood the workflow)`,
-	);
+export function s3Report(summary: RecordingUploadRun, bucket: string): void {
+	const { emitted, uploaded, withoutRecording, executions } = summary;
 	message(
 		'',
-		`${emitted.length} new calls arrived; the next check started the workflow ${executions.length === 1 ? 'once' : `${executions.length} times`} with ${emitted.join(', ')} (oldest first)`,
+		`${emitted.length} new calls arrived; the checks started the workflow ${executions.length === 1 ? 'once' : `${executions.length} times`} with ${emitted.join(', ')} (oldest first)`,
 	);
-	for (const file of saved) {
-		line(`  saved    ${file.callId} -> ${folder}${path.sep}${path.basename(file.file)}`);
-	}
-	for (const call of skipped) message('  skipped  ', `${call.callId}: ${call.error}`);
+	for (const [key, bytes] of uploaded) line(`  uploaded ${bucket}/${key} (${bytes.length} bytes)`);
+	for (const callId of withoutRecording)
+		line(`  missed   ${callId}: no recording, nothing uploaded`);
 }

@@ -58,9 +58,7 @@ function brokenBody(listMessage: RegExp): Scenario['expect'] {
 			: {
 					errors: 1,
 					message:
-						operation === 'List Calls'
-							? listMessage
-							: /holds no download URL|still being processed/,
+						operation === 'List Calls' ? listMessage : /could not be read|still being processed/,
 				};
 }
 
@@ -101,13 +99,13 @@ export const SCENARIOS: Scenario[] = [
 	{
 		name: '429, Retry-After: 3600 (beyond Max Rate-Limit Wait)',
 		faults: status(429, ALWAYS, { retryAfter: '3600' }),
-		expect: { errors: 'all', message: /Rate limit still exceeded \(429\).*another 3600 s/ },
+		expect: { errors: 'all', message: /Rate limit still exceeded \(429\).*another 1 hour/ },
 	},
 	{
 		name: '429 on every attempt (Max Rate-Limit Wait 1 s)',
 		faults: status(429, ALWAYS, { retryAfter: '1' }),
 		options: { maxRateLimitWait: 1 },
-		expect: { errors: 'all', message: /Rate limit still exceeded \(429\) after waiting 1 s/ },
+		expect: { errors: 'all', message: /Rate limit still exceeded \(429\) after waiting 1 second/ },
 	},
 	{
 		name: 'connection reset before the body x3',
@@ -129,7 +127,7 @@ export const SCENARIOS: Scenario[] = [
 		name: 'server hangs on every attempt (Timeout 1 s, Max Retries 1)',
 		faults: ({ path }) => [{ kind: 'hang', count: ALWAYS, path, origin: 'api' }],
 		options: { timeout: 1, maxRetries: 1 },
-		expect: { errors: 'all', message: /did not answer within 1 s \(2 attempts\)/ },
+		expect: { errors: 'all', message: /did not answer within 1 second \(2 attempts\)/ },
 	},
 	{
 		name: 'malformed JSON in the 2xx body x1',
@@ -145,19 +143,19 @@ export const SCENARIOS: Scenario[] = [
 		name: 'list page without a list',
 		only: ['List Calls'],
 		faults: status(200, 1, { body: '{"total": 150, "next_cursor": null}' }),
-		expect: { errors: 1, message: /has no list under data, items/ },
+		expect: { errors: 1, message: /no list of calls in the answer/ },
 	},
 	{
 		name: 'list page that is a JSON string',
 		only: ['List Calls'],
 		faults: status(200, 1, { body: '"calls"' }),
-		expect: { errors: 1, message: /not a list or an object/ },
+		expect: { errors: 1, message: /the answer is not a list/ },
 	},
 	{
 		name: 'list page of non-objects',
 		only: ['List Calls'],
 		faults: status(200, 1, { body: '{"data": ["call_000001", 2, null], "next_cursor": null}' }),
-		expect: { errors: 1, message: /not objects/ },
+		expect: { errors: 1, message: /are not calls/ },
 	},
 	{
 		name: 'list page as HTML with 200',
@@ -175,7 +173,7 @@ export const SCENARIOS: Scenario[] = [
 		name: 'signed URL expired (file host 403)',
 		only: ['Get Recording'],
 		faults: () => [{ kind: 'expire-signed-urls' }],
-		expect: { errors: 'all', message: /refused the signed URL \(403\)/ },
+		expect: { errors: 'all', message: /refused the recording's download link, even a fresh one \(403\)/ },
 	},
 	{
 		name: 'truncated recording body x2',
@@ -188,7 +186,7 @@ export const SCENARIOS: Scenario[] = [
 		only: ['Get Recording'],
 		faults: () => [{ kind: 'truncate', count: ALWAYS }],
 		options: { maxRetries: 1 },
-		expect: { errors: 'all', message: /download was cut off .*after 2 attempts/ },
+		expect: { errors: 'all', message: /download was cut off .*\(2 attempts\)/ },
 	},
 	{
 		name: 'file host 503 x3',

@@ -1,6 +1,7 @@
 import type {
 	IExecuteFunctions,
 	INodeExecutionData,
+	INodeProperties,
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
@@ -14,6 +15,18 @@ import { searchCalls } from './methods/searchCalls';
 import { searchLawfulBases } from './methods/searchLawfulBases';
 
 const defaultResource = resources[0].value;
+
+/** Outside the description: its subtitle is made from the operations (subtitleOf). */
+const resourceProperty: INodeProperties = {
+	displayName: 'Resource',
+	name: 'resource',
+	type: 'options',
+	noDataExpression: true,
+	options: resources
+		.map(({ name, value }) => ({ name, value }))
+		.sort((a, b) => a.name.localeCompare(b.name)),
+	default: defaultResource,
+};
 
 export class LeadCallAccess implements INodeType {
 	description: INodeTypeDescription = {
@@ -32,26 +45,7 @@ export class LeadCallAccess implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'leadCallAccessApi', required: true, testedBy: 'leadCallAccessApiTest' }],
-		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: resources
-					.map(({ name, value }) => ({ name, value }))
-					.sort((a, b) => a.name.localeCompare(b.name)),
-				default: defaultResource,
-			},
-			...resources.flatMap(resourceProperties),
-			{
-				displayName:
-					"This node retries temporary failures and waits out rate limits itself (Options: Max Retries, Max Rate-Limit Wait). Leave n8n's Settings > Retry On Fail off: each of its tries would repeat all of this node's retries.",
-				name: 'retryNotice',
-				type: 'notice',
-				default: '',
-			},
-		],
+		properties: [resourceProperty, ...resources.flatMap(resourceProperties)],
 	};
 
 	methods = {

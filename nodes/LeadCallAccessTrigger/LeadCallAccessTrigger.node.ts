@@ -29,7 +29,7 @@ const triggerOptions: INodeProperties[] = [
 		type: 'dateTime',
 		default: '',
 		description:
-			"When the trigger starts, also emit the calls created since this time (in the workflow's timezone), oldest first. Empty: start with the calls that arrive after activation. Needs calls that carry a time (created_at or similar).",
+			"Also start with the calls made since this time (in the workflow's time zone), oldest first. Empty: only calls that arrive after the workflow is published.",
 	},
 	{
 		displayName: 'Keep Call Order',
@@ -38,7 +38,7 @@ const triggerOptions: INodeProperties[] = [
 		default: false,
 		displayOptions: { show: { '/downloadRecording': [true] } },
 		description:
-			'Whether to also hold back the calls that come after a call whose recording is not ready yet, so calls are always emitted oldest first. Off: each call is emitted as soon as its recording is ready.',
+			'Whether to also hold back the calls after a call whose recording is not ready yet, so calls always come oldest first. Off: each call comes as soon as its recording is ready.',
 	},
 	{
 		displayName: 'List Order',
@@ -71,7 +71,7 @@ const triggerOptions: INodeProperties[] = [
 		default: DEFAULT_RECORDING_WAIT_MINUTES,
 		displayOptions: { show: { '/downloadRecording': [true] } },
 		description:
-			'A recording is ready some time after its call. Until then the call is held back and its recording asked for again on each poll, for up to this long; then the call is emitted without a file and with recordingMissing set to true (missed calls never have one). 0: do not wait.',
+			'How long a new call may wait for its recording. After that it comes without a file and with recordingMissing set to true (missed calls never have one). 0: do not wait.',
 	},
 ];
 
@@ -104,7 +104,7 @@ export class LeadCallAccessTrigger implements INodeType {
 			},
 			{
 				displayName:
-					'Emits each new call once, oldest first. On activation it starts from the newest call and emits nothing, unless Calls Since is set.',
+					'Starts the workflow once for each new call, oldest first. Publishing starts from now: past calls come only when Calls Since is set.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -115,7 +115,7 @@ export class LeadCallAccessTrigger implements INodeType {
 				type: 'boolean',
 				default: false,
 				description:
-					"Whether to also download each new call's recording and attach it as binary data (needs the recordings:read scope). A call whose recording is not ready yet is held back until it is (see Options › Wait for Recording); calls without a recording come without a file and with recordingMissing set to true.",
+					"Whether to also download each new call's recording and attach it to the item. A call whose recording is not ready yet waits for it (Options › Wait for Recording).",
 			},
 			{
 				displayName: 'Put Output File in Field',

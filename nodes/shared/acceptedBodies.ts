@@ -98,7 +98,7 @@ function storeError(ctx: IExecuteFunctions, error: unknown): NodeOperationError 
 	return operationError(
 		ctx.getNode(),
 		saved
-			? "Skip Unchanged Leads could not use n8n's deduplication store"
+			? "Skip Unchanged Leads could not use n8n's deduplication store: check that n8n's database is reachable, then run the workflow again"
 			: 'Skip Unchanged Leads remembers leads per saved workflow: save the workflow and run it again',
 		{ description: (error as Error).message, cause: error as Error },
 	);

@@ -171,29 +171,25 @@ export function noRecordingError(
 		// Not a JSON object (an HTML page, cut-off JSON): nothing says it is being processed.
 		return operationError(
 			node,
-			`The recording answer for call "${callId}" holds no download URL (the body is not a JSON object)`,
+			`The service's answer for the recording of call "${callId}" could not be read: run it again later; if it keeps failing, check the credential's Base URL`,
 			{ itemIndex },
 		);
 	}
 	if (answer.state === 'processing') {
-		const status = typeof answer.json.status === 'string' ? `, status "${answer.json.status}"` : '';
-		const why = answer.statusCode === 202 ? '202' : `no download URL yet${status}`;
+		const status =
+			typeof answer.json.status === 'string' ? ` (status "${answer.json.status}")` : '';
 		return operationError(
 			node,
-			`The recording of call "${callId}" is still being processed (${why})`,
-			{
-				itemIndex,
-				description:
-					'It usually takes a minute or two after the call. Try again later, or set Options › Wait for Recording.',
-			},
+			`The recording of call "${callId}" is still being processed${status}: run it again in a few minutes, or set Options › Wait for Recording`,
+			{ itemIndex, description: 'A recording is usually ready a minute or two after its call.' },
 		);
 	}
 	const message =
 		answer.missing === 'call'
-			? `No call with ID "${callId}" (404)`
+			? `No call with ID "${callId}" (404): check the call ID`
 			: answer.missing === 'recording'
-				? `Call "${callId}" has no recording (404)`
-				: `No call with ID "${callId}", or it has no recording (404)`;
+				? `Call "${callId}" has no recording (404): missed calls have none; for new calls, use the trigger with Download Recording`
+				: `No call with ID "${callId}", or it has no recording (404): check the call ID; missed calls have no recording`;
 	const said = answer.said ? ` The server said: ${answer.said}` : '';
 	return answerError(node, 404, message, {
 		description: `Missed calls have no recording. A call that ended moments ago may not have one yet.${said}`,

@@ -163,14 +163,16 @@ describe('error output routing and pairedItem', () => {
 		expect(failed.map((item) => item.json.name)).toEqual(['B', 'D']);
 		expect(failed[0].json).toMatchObject({
 			phone: '12345',
-			error: expect.stringMatching(/^The API rejected the lead \(422\): phone_e164: Value error/),
+			error: expect.stringMatching(/^The API rejected the lead \(422\): Phone: Value error/),
 			message: {
 				httpCode: '422',
 				details: [expect.objectContaining({ loc: ['body', 'phone_e164'], type: 'value_error' })],
 			},
 		});
 		// Refused before any request: no HTTP status, the same detail shape as the API's.
-		expect(failed[1].json.error).toBe('phone_e164: Field required (the value is empty)');
+		expect(failed[1].json.error).toBe(
+			'Phone is empty: map it to the column or field that holds the phone number',
+		);
 		expect(failed[1].json.message).toEqual({
 			details: [expect.objectContaining({ loc: ['body', 'phone_e164'] })],
 		});
@@ -205,8 +207,10 @@ describe('error output routing and pairedItem', () => {
 		expect(pairs(success)).toEqual([0, 2, 4]);
 		expect(pairs(failed)).toEqual([1, 3]);
 		expect(failed.map((item) => item.json.name)).toEqual(['B', 'D']);
-		expect(failed[0].json.error).toMatch(/^phone_e164: "call me maybe" contains no digits/);
-		expect(failed[1].json.error).toBe('phone_e164: Field required (the value is empty)');
+		expect(failed[0].json.error).toMatch(/^Phone: "call me maybe" contains no digits/);
+		expect(failed[1].json.error).toBe(
+			'Phone is empty: map it to the column or field that holds the phone number',
+		);
 		expect(nodeOutput(result.run, 'Rejected').map((item) => item.json)).toEqual([
 			{ name: 'B', reason: failed[0].json.error },
 			{ name: 'D', reason: failed[1].json.error },
@@ -226,7 +230,7 @@ describe('error output routing and pairedItem', () => {
 		expect(failed.pairedItem).toEqual({ item: 1 });
 		expect(failed.json.phone).toBe('12345');
 		expect(failed.json.error).toMatch(
-			/^The API rejected the lead \(422\): phone_e164: Value error, phone_e164 must be an E\.164/,
+			/^The API rejected the lead \(422\): Phone: Value error, phone_e164 must be an E\.164/,
 		);
 		expect(failed.json.message).toEqual({
 			httpCode: '422',
@@ -260,7 +264,7 @@ describe('error output routing and pairedItem', () => {
 		expect(error).toMatchObject({
 			name: 'NodeApiError',
 			httpCode: '422',
-			message: expect.stringMatching(/^The API rejected the lead \(422\): phone_e164: Value error/),
+			message: expect.stringMatching(/^The API rejected the lead \(422\): Phone: Value error/),
 			description: expect.stringMatching(/loc: body\.phone_e164 \| msg: .+ \| type: value_error/),
 			context: expect.objectContaining({ itemIndex: 1 }),
 		});
@@ -302,7 +306,7 @@ describe('401 and 403 inside a workflow', () => {
 		async (_name, scope, action, parameters, key) => {
 			const result = await run(parameters, [{ phone: '+14155550001' }], onError, key);
 			expect(errorOf(result)).toEqual([
-				`The API key lacks the scope ${scope} needed to ${action} (403)`,
+				`The API key lacks the scope ${scope} needed to ${action} (403): create a key with that scope in the desktop app (Settings › Developers) and paste it into the credential`,
 			]);
 			expect(statuses()).toEqual([403]);
 		},

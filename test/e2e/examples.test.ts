@@ -7,18 +7,26 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import {
+	allExampleFiles,
 	exampleCredential,
-	EXAMPLE_FILES,
+	exampleWarnings,
 	loadExample,
-	deployCrmSyncExample,
 	publishMcpExample,
 	runExportExample,
 	runImportExample,
-	runTriggerExample,
 	type ExportSummary,
 	type ImportSummary,
-	type TriggerSummary,
 } from '../../devkit/demo/examples';
+import {
+	deployHubSpotSyncExample,
+	hubSpotContact,
+	publishLeadFormExample,
+	runGoogleSheetsExample,
+	runS3Example,
+	STARTING_EXAMPLES,
+	type RecordingUploadRun,
+} from '../../devkit/demo/startingExamples';
+import { startLocalS3, type LocalS3 } from '../../devkit/s3';
 import { openSession, type Session } from '../../devkit/demo/session';
 import { N8N_MAJOR, nodeOutput, readDatabaseText } from '../../devkit/n8n';
 import { DEMO_KEYS, recordingBytes } from '../../devkit/emulator';
@@ -117,20 +125,20 @@ describe('import-leads-from-csv.json', () => {
 				row: 5,
 				name: 'Linus Pauling',
 				phone: 'call me maybe',
-				reason: expect.stringMatching(/^phone_e164: "call me maybe" contains no digits/),
+				reason: expect.stringMatching(/^Phone: "call me maybe" contains no digits/),
 			},
 			{
 				row: 6,
 				name: 'Marie Curie',
 				phone: '',
-				reason: 'phone_e164: Field required (the value is empty)',
+				reason: 'Phone is empty: map it to the column or field that holds the phone number',
 			},
 			{
 				row: 7,
 				name: 'Nikola Tesla',
 				phone: '555-01',
 				reason: expect.stringMatching(
-					/^phone_e164: "555-01" is not a possible number of United States \(\+1\), the Default Country \(5 digits, its numbers have 10 digits\)/,
+					/^Phone: "555-01" is not a possible number of United States \(\+1\), the Default Country \(5 digits, its numbers have 10 digits\)/,
 				),
 			},
 		]);
@@ -153,9 +161,9 @@ describe('import-leads-from-csv.json', () => {
 		const lines = csv.trim().split(/\r?\n/);
 		expect(lines[0]).toBe('name,phone,campaign,reason');
 		expect(lines.slice(1)).toEqual([
-			expect.stringMatching(/^Linus Pauling,call me maybe,trade-show,"phone_e164: ""call me/),
-			'Marie Curie,,trade-show,phone_e164: Field required (the value is empty)',
-			expect.stringMatching(/^Nikola Tesla,555-01,trade-show,"phone_e164: ""555-01"" is not/),
+			expect.stringMatching(/^Linus Pauling,call me maybe,trade-show,"Phone: ""call me/),
+			'Marie Curie,,trade-show,Phone is empty: map it to the column or field that holds the phone number',
+			expect.stringMatching(/^Nikola Tesla,555-01,trade-show,"Phone: ""555-01"" is not/),
 		]);
 	});
 
@@ -218,35 +226,118 @@ describe('export-recordings.json', () => {
 	});
 });
 
-describe('sync-crm-contacts.json (Skip Unchanged Leads)', () => {
-	test('the next night sends only the changed contact; failing ones are tried again', async () => {
-		session.emulator.reset();
-		const sync = await deployCrmSyncExample(session, credential());
-		const first = await sync.runNight();
-		expect(first.run.run.status).toBe('success');
-		expect(first.counts).toEqual({ sent: 5, skipped: 0 });
-		expect(first.failed.map((contact) => contact.name)).toEqual([
-			'Linus Pauling',
-			'Marie Curie',
-			'Nikola Tesla',
-		]);
-		expect(apiRequests('/v1/leads')).toHaveLength(5);
+describe('every example', () => {
+	for (const file of allExampleFiles()) {
+		test(`${file} imports and opens without a warning`, async () => {
+			expect(await exampleWarnings(session, file)).toEqual([]);
+		});
+	}
+});
 
+describe('import-leads-from-google-sheets.json (Google Sheets stood in for)', () => {
+	const ROWS = [
+		{ row_number: 2, phone: '(415) 555-2671', name: 'Ada Lovelace', campaign: 'spring' },
+		{ row_number: 3, phone: '14155552672.0', name: 'Grace Hopper', campaign: 'spring' },
+		{ row_number: 4, phone: 'call me maybe', name: 'Linus Pauling', campaign: 'spring' },
+		{ row_number: 5, phone: 14155552673, name: 'Katherine Johnson', campaign: 'spring' },
+	];
+
+	test('writes each row its result: imported, or rejected with the reason', async () => {
 		session.emulator.reset();
-		const second = await sync.runNight((csv) => csv.replace('Grace Hopper', 'Grace B. Hopper'));
-		expect(second.counts).toEqual({ sent: 1, skipped: 4 });
-		expect(second.failed).toHaveLength(3);
+		const { run, written } = await runGoogleSheetsExample(session, credential(), ROWS);
+		expect(run.run.status).toBe('success');
+		expect(written).toEqual([
+			{ row_number: 2, result: expect.stringMatching(/^imported \d{4}-\d\d-\d\d \d\d:\d\d$/) },
+			{ row_number: 3, result: expect.stringMatching(/^imported /) },
+			{
+				row_number: 4,
+				result: expect.stringMatching(/^rejected: Phone: "call me maybe" contains no digits/),
+			},
+			{ row_number: 5, result: expect.stringMatching(/^imported /) },
+		]);
+		expect([...session.emulator.leads.keys()].sort()).toEqual([
+			'+14155552671',
+			'+14155552672',
+			'+14155552673',
+		]);
+	});
+});
+
+describe('lead-form.json (n8n Form, published)', () => {
+	let submit: (name: string, phone: string) => Promise<string>;
+	beforeAll(async () => {
+		session.emulator.reset();
+		({ submit } = await publishLeadFormExample(session, credential()));
+	});
+
+	test('a good number is imported and the person is thanked', async () => {
+		expect(await submit('Ada Lovelace', '020 7946 0958')).toContain(
+			'Thank you, Ada Lovelace. We will call you soon.',
+		);
+		expect(session.emulator.leads.get('+442079460958')).toMatchObject({
+			name: 'Ada Lovelace',
+			campaign_id: 'web-form',
+			legal_basis: 'consent',
+		});
+	});
+
+	test('a number that cannot be read asks the person to check it; nothing is sent', async () => {
+		const before = apiRequests('/v1/leads').length;
+		expect(await submit('Linus Pauling', 'call me maybe')).toContain(
+			'We could not read your phone number. Please go back',
+		);
+		expect(apiRequests('/v1/leads')).toHaveLength(before);
+	});
+
+	test('when the service is down, the person is asked to try again later', async () => {
+		session.emulator.inject({ kind: 'status', status: 503, count: 100, path: '/v1/leads' });
+		try {
+			expect(await submit('Grace Hopper', '+1 415 555 2672')).toContain(
+				'Sorry, we could not save your request just now',
+			);
+		} finally {
+			session.emulator.reset();
+		}
+	});
+});
+
+describe('sync-hubspot-contacts.json (HubSpot stood in for; Skip Unchanged Leads)', () => {
+	const contacts = [
+		hubSpotContact(1, { firstname: 'Ada', lastname: 'Lovelace', phone: '+1 415 555 2671' }),
+		hubSpotContact(2, { firstname: 'Grace', lastname: 'Hopper', phone: '(415) 555-2672' }),
+		hubSpotContact(3, { firstname: 'Alan', lastname: 'Turing', phone: '+44 20 7946 0958' }),
+		hubSpotContact(4, { firstname: 'Linus', lastname: 'Pauling', phone: 'call me maybe' }),
+	];
+
+	test('the next night sends only the changed contact; rejected ones fail the run by name', async () => {
+		session.emulator.reset();
+		const sync = await deployHubSpotSyncExample(session, credential());
+		const first = await sync.runNight(contacts);
+		expect(first.counts).toEqual({ sent: 3, skipped: 0 });
+		expect(first.run.run.status).toBe('error');
+		expect(first.failure).toMatch(
+			/^1 contact\(s\) were not imported: HubSpot contact 4 \(call me maybe\): Phone: "call me maybe" contains no digits/,
+		);
+		expect(apiRequests('/v1/leads')).toHaveLength(3);
+		expect(session.emulator.leads.get('+14155552672')?.name).toBe('Grace Hopper');
+
+		session.emulator.requests.length = 0;
+		const renamed = [...contacts.slice(0, 3)];
+		renamed[1] = hubSpotContact(2, {
+			firstname: 'Grace B.',
+			lastname: 'Hopper',
+			phone: '(415) 555-2672',
+		});
+		const second = await sync.runNight(renamed);
+		expect(second.run.run.status).toBe('success');
+		expect(second.counts).toEqual({ sent: 1, skipped: 2 });
 		expect(apiRequests('/v1/leads').map((request) => JSON.parse(request.body).name)).toEqual([
 			'Grace B. Hopper',
 		]);
-
-		const third = await sync.runNight((csv) => csv.replace('Grace Hopper', 'Grace B. Hopper'));
-		expect(third.counts).toEqual({ sent: 0, skipped: 5 });
-		expect(apiRequests('/v1/leads')).toHaveLength(1);
 	});
 
 	test('as imported, it publishes with its Schedule Trigger', async () => {
-		await expectPublishes(EXAMPLE_FILES.crmSync);
+		await expectPublishes(STARTING_EXAMPLES.hubspotSync);
 	});
 });
 
@@ -260,7 +351,7 @@ describe('ai-agent-tools-mcp.json (n8n as an MCP server, the test as the AI agen
 	test('exposes the three operations as tools with the $fromAI arguments', async () => {
 		const tools = await client.listTools();
 		const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
-		expect(Object.keys(byName).sort()).toEqual(['Get_Recording', 'Import_Lead', 'List_Calls']);
+		expect(Object.keys(byName).sort()).toEqual(['Get_Many_Calls', 'Get_Recording', 'Import_Lead']);
 		expect(byName.Import_Lead.inputSchema.required).toEqual(['phone']);
 		expect(Object.keys(byName.Import_Lead.inputSchema.properties ?? {})).toEqual(['phone', 'name']);
 		expect(byName.Get_Recording.inputSchema.required).toEqual(['callId']);
@@ -272,7 +363,7 @@ describe('ai-agent-tools-mcp.json (n8n as an MCP server, the test as the AI agen
 		expect(JSON.parse(imported.text)).toEqual([
 			expect.objectContaining({ phone_e164: '+14155550123', name: 'Ada', created: true }),
 		]);
-		const calls = await client.callTool('List_Calls', { limit: 3 });
+		const calls = await client.callTool('Get_Many_Calls', { limit: 3 });
 		expect(JSON.parse(calls.text).map((call: { id: string }) => call.id)).toEqual(
 			session.emulator.calls.slice(0, 3).map((call) => call.id),
 		);
@@ -282,7 +373,7 @@ describe('ai-agent-tools-mcp.json (n8n as an MCP server, the test as the AI agen
 		const before = session.emulator.requests.length;
 		const badPhone = await client.callTool('Import_Lead', { phone: 'call me maybe' });
 		expect(badPhone.isError).toBe(true);
-		expect(badPhone.text).toMatch(/phone_e164: "call me maybe" contains no digits/);
+		expect(badPhone.text).toMatch(/Phone: "call me maybe" contains no digits/);
 		expect(session.emulator.requests.length).toBe(before);
 
 		const missed = session.emulator.calls.find((call) => !call.has_recording)!;
@@ -297,32 +388,47 @@ describe('ai-agent-tools-mcp.json (n8n as an MCP server, the test as the AI agen
 	});
 });
 
-describe('new-call-recording.json (the trigger)', () => {
-	let result: TriggerSummary;
-	let added: string[];
+describe("save-recordings-to-s3.json (to a local S3 server, through n8n's S3 node)", () => {
+	let s3: LocalS3;
+	let result: RecordingUploadRun;
+	let recorded: string[];
+	let missed: string[];
 	beforeAll(async () => {
 		session.emulator.reset();
-		const before = new Set(session.emulator.calls.map((call) => call.id));
-		result = await runTriggerExample(session, credential());
-		added = session.emulator.calls.filter((call) => !before.has(call.id)).map((call) => call.id);
+		s3 = await startLocalS3('e2e-call-recordings');
+		result = await runS3Example(session, credential(), s3, {
+			waitMs: 3_000,
+			addCalls: () => {
+				recorded = session.emulator
+					.addCalls(2, { status: 'completed', has_recording: true })
+					.map((call) => call.id);
+				missed = session.emulator
+					.addCalls(1, { status: 'missed', has_recording: false })
+					.map((call) => call.id);
+				return [...recorded, ...missed];
+			},
+		});
+	}, 180_000);
+	afterAll(async () => {
+		await s3?.stop();
 	});
 
-	test('activation runs nothing; each new call runs the workflow once, oldest first', () => {
-		expect(result.executionsOnActivation).toBe(0);
-		expect(added).toHaveLength(3);
-		expect(result.emitted).toEqual([...added].reverse());
+	test('uploads each recording once, with its bytes, into the folder of the day', () => {
+		// The day in the workflow's time zone, as $now gives it.
+		const day = /^recordings\/(\d{4}-\d\d-\d\d)\//.exec([...result.uploaded.keys()][0])?.[1];
+		expect([...result.uploaded.keys()].sort()).toEqual(
+			recorded.map((id) => `recordings/${day}/${id}.mp3`).sort(),
+		);
+		for (const id of recorded) {
+			const bytes = result.uploaded.get(`recordings/${day}/${id}.mp3`)!;
+			expect(bytes.equals(recordingBytes(id, 32 * 1024))).toBe(true);
+		}
 		expect(result.executions.every((execution) => execution.status === 'success')).toBe(true);
 	});
 
-	test('recordings land on disk as <call id>.mp3; the missed call is skipped', () => {
-		const [missed, ...recorded] = added;
-		expect(result.saved.map((file) => file.callId)).toEqual([...recorded].reverse());
-		for (const file of result.saved) {
-			expect(file.file).toBe(path.join(session.filesDir, `${file.callId}.mp3`));
-			expect(fs.readFileSync(file.file).equals(recordingBytes(file.callId, 32 * 1024))).toBe(true);
-		}
-		expect(result.skipped).toEqual([{ callId: missed, error: expect.stringContaining('(404)') }]);
-		expect(fs.existsSync(path.join(session.filesDir, `${missed}.mp3`))).toBe(false);
+	test('the missed call goes to Call Without Recording; each call comes once', () => {
+		expect(result.withoutRecording).toEqual(missed);
+		expect([...result.emitted].sort()).toEqual([...recorded, ...missed].sort());
 	});
 });
 

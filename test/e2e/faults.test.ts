@@ -182,7 +182,7 @@ describe('Fault matrix in a real n8n', () => {
 		const database = await readDatabaseText(session.sandbox);
 		const log = session.serverLog();
 		// The search must cover something: failed items are stored, and the log is at debug level.
-		expect(database).toContain('refused the signed URL (403)');
+		expect(database).toContain("refused the recording's download link, even a fresh one (403)");
 		expect(log).toMatch(/\| debug \| Running node "Get Recording" started/);
 		const leaks: string[] = [];
 		for (const { title, apiKey, order } of cases) {

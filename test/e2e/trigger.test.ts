@@ -225,7 +225,7 @@ describe('errors', () => {
 		await workflow.deactivate();
 		const status = await workflow.activate();
 		const message =
-			'There was a problem activating the workflow: "API key missing or invalid (401)"';
+			'There was a problem activating the workflow: "API key missing or invalid (401): paste a valid key into the credential; the old one may have been revoked"';
 		expect(status).toMatchObject({
 			status: 'failed',
 			triggers: [{ nodeId: 'trigger', status: 'failed', errorMessage: message }],

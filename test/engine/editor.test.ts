@@ -55,7 +55,7 @@ describe('Get Recording Call field', () => {
 	test('a 404 names the call ID once', async () => {
 		const workflow = workflowFrom('getRecording', { items: [{ id: 'call_missing' }] });
 		const result = await run(workflow, credentials());
-		expect(result.errors[0].error).toBe('No call with ID "call_missing" (404)');
+		expect(result.errors[0].error).toBe('No call with ID "call_missing" (404): check the call ID');
 	});
 });
 

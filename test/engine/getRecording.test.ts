@@ -52,12 +52,12 @@ describe('Get Recording', () => {
 			credentials(),
 		);
 		expect(emulator().requests[0].path).toBe('/v1/calls/a%2Fb%20%3Fc%23d/recording');
-		expect(result.errors[0].error).toBe('No call with ID "a/b ?c#d" (404)');
+		expect(result.errors[0].error).toBe('No call with ID "a/b ?c#d" (404): check the call ID');
 	});
 
 	test('an empty call ID fails its item before any request', async () => {
 		const result = await run(workflowFrom('getRecording', { items: [{ id: '' }] }), credentials());
-		expect(result.errors[0].error).toMatch(/Call ID is required/);
+		expect(result.errors[0].error).toMatch(/^Call ID is empty: map the "id" field of a call/);
 		expect(emulator().requests).toHaveLength(0);
 	});
 
@@ -78,7 +78,9 @@ describe('Get Recording', () => {
 			workflowFrom('getRecording', { items: [{ id: call.id }], parameters: { download: true } }),
 			credentials(),
 		);
-		expect(result.errors[0].error).toMatch(/refused the signed URL \(403\)/);
+		expect(result.errors[0].error).toMatch(
+			/refused the recording's download link, even a fresh one \(403\)/,
+		);
 		// Asked for the recording twice (first and refreshed URL), downloaded twice.
 		expect(
 			emulator().requests.filter((request) => request.path.endsWith('/recording')),
@@ -106,14 +108,17 @@ describe('Get Recording', () => {
 			credentials(),
 		);
 		expect(result.errors.map((error) => error.error)).toEqual([
-			`Call "${missed.id}" has no recording (404)`,
-			'No call with ID "call_999999" (404)',
+			`Call "${missed.id}" has no recording (404): missed calls have none; for new calls, use the trigger with Download Recording`,
+			'No call with ID "call_999999" (404): check the call ID',
 		]);
 	});
 
 	describe.each([
-		['202', /still being processed \(202\)/],
-		['processing', /still being processed \(no download URL yet, status "processing"\)/],
+		[
+			'202',
+			/still being processed( \(status "processing"\))?: run it again in a few minutes, or set Options › Wait for Recording$/,
+		],
+		['processing', /still being processed \(status "processing"\): run it again in a few minutes/],
 		['404', /has no recording \(404\)/],
 	] as Array<[PendingRecordingAnswer, RegExp]>)(
 		'a recording still being processed, the API answering %s',

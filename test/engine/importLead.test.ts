@@ -159,7 +159,7 @@ describe('Import Lead through the execution engine', () => {
 		expect(result.errors).toHaveLength(1);
 		expect(result.errors[0].name).toBe('too short');
 		expect(result.errors[0].error).toBe(
-			`phone_e164: "06 20 123" is not a possible number of Hungary (+36), the Default Country (7 digits, its numbers have 8 or 9 digits): check it, or if it is from another country, write it with + and that country's code (e.g. +44 20 7946 0958)`,
+			`Phone: "06 20 123" is not a possible number of Hungary (+36), the Default Country (7 digits, its numbers have 8 or 9 digits): check it, or if it is from another country, write it with + and that country's code (e.g. +44 20 7946 0958)`,
 		);
 	});
 
@@ -180,7 +180,7 @@ describe('Import Lead through the execution engine', () => {
 		expect(result.errors.map((item) => [item.name, item.error])).toEqual([
 			[
 				'00 in the US',
-				'phone_e164: "00 1 415 555 2671" starts with 00, which is not how United States (+1), the Default Country, calls abroad (it dials 011): if it is an international number, write it with + instead of 00 (+1 415 555 2671); if not, check it',
+				'Phone: "00 1 415 555 2671" starts with 00, which is not how United States (+1), the Default Country, calls abroad (it dials 011): if it is an international number, write it with + instead of 00 (+1 415 555 2671); if not, check it',
 			],
 		]);
 	});
@@ -205,9 +205,11 @@ describe('Import Lead through the execution engine', () => {
 			'no country code',
 			'missing phone',
 		]);
-		expect(result.errors[0].error).toMatch(/^phone_e164: "call me maybe" contains no digits/);
+		expect(result.errors[0].error).toMatch(/^Phone: "call me maybe" contains no digits/);
 		expect(result.errors[1].error).toMatch(/has no country code/);
-		expect(result.errors[2].error).toMatch(/phone_e164: Field required/);
+		expect(result.errors[2].error).toMatch(
+			/^Phone is empty: map it to the column or field that holds the phone number$/,
+		);
 		// A local check: no HTTP status, the same detail shape as the API's 422.
 		expect(result.errors[2].message).toEqual({
 			details: [expect.objectContaining({ loc: ['body', 'phone_e164'], type: 'value_error' })],
@@ -228,7 +230,7 @@ describe('Import Lead through the execution engine', () => {
 		const [failed] = result.errors;
 		expect(failed.phone).toBe('12345');
 		expect(failed.error).toMatch(
-			/^The API rejected the lead \(422\): phone_e164: Value error, phone_e164 must be an E\.164 number/,
+			/^The API rejected the lead \(422\): Phone: Value error, phone_e164 must be an E\.164 number/,
 		);
 		expect(failed.message).toEqual({
 			httpCode: '422',
@@ -255,7 +257,7 @@ describe('Import Lead through the execution engine', () => {
 		// also routes to the error output (e2e runs it there); no `item.error`, which would
 		// make n8n replace the json with the message alone.
 		expect(result.success[1]).toEqual({
-			error: expect.stringMatching(/^phone_e164:/),
+			error: expect.stringMatching(/^Phone: /),
 			message: { details: expect.any(Array) },
 		});
 		expect(result.output('Import Lead').success[1]).not.toHaveProperty('error');
@@ -271,7 +273,7 @@ describe('Import Lead through the execution engine', () => {
 		const result = await run(workflow, credentials());
 		expect(result.error).toBeDefined();
 		expect(result.error?.name).toBe('NodeApiError');
-		expect(result.error?.message).toMatch(/phone_e164: Value error/);
+		expect(result.error?.message).toMatch(/Phone: Value error/);
 		expect(result.error?.description).toMatch(
 			/loc: body\.phone_e164 \| msg: .* \| type: value_error/,
 		);

@@ -175,7 +175,9 @@ describe('List Calls parameters and items', () => {
 	test('a page that is not a list is a clear error, not a crash', async () => {
 		emulator().inject({ kind: 'status', status: 200, path: '/v1/calls', body: '{"total": 3}' });
 		const result = await run(workflowFrom('listCalls'), credentials());
-		expect(result.errors[0].error).toMatch(/has no list under data, items, calls, results/);
+		expect(result.errors[0].error).toMatch(
+			/^The calls list could not be read: no list of calls in the answer \(its fields: /,
+		);
 	});
 
 	test('a next-page URL on another origin is refused, so the key never goes there', async () => {

@@ -223,7 +223,7 @@ describe('Transient failures: retries with backoff', () => {
 		expect(Date.now() - started).toBeLessThan(5000);
 		expect(result.errors).toHaveLength(1);
 		expect(result.errors[0].error).toMatch(
-			/temporarily unavailable \(503\) and asks to retry in 3600 s, longer than the 60 s/,
+			/temporarily unavailable \(503\) and asks to retry in 1 hour, longer than the 60 seconds the node waits: run it again after that time$/,
 		);
 		expect(statuses(emulator().requests)).toEqual([503]);
 	});
@@ -381,8 +381,10 @@ describe('A key whose longer quota is spent', () => {
 		);
 		expect(result.success).toHaveLength(1);
 		expect(result.errors.map((error) => error.error)).toEqual([
-			expect.stringMatching(/^The API key has no requests left for another 3600 s, .* \(300 s\)$/),
-			expect.stringMatching(/^The API key has no requests left for another 3600 s/),
+			expect.stringMatching(
+				/^The API key has no requests left for another 1 hour, .* allows 5 minutes: run the workflow again after that time, or raise Max Rate-Limit Wait$/,
+			),
+			expect.stringMatching(/^The API key has no requests left for another 1 hour/),
 		]);
 		expect(emulator().requests).toHaveLength(1);
 		expect(Date.now() - started).toBeLessThan(5000);

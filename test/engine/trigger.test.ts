@@ -4,10 +4,8 @@
  * the node's `poll()` in n8n-core's real PollContext, against the API emulator.
  */
 import { Container } from '@n8n/di';
-import { readFileSync } from 'fs';
 import { BinaryDataService } from 'n8n-core';
-import type { IDataObject, IWorkflowBase } from 'n8n-workflow';
-import { join } from 'path';
+import type { IDataObject } from 'n8n-workflow';
 
 import type {
 	CallRecord,
@@ -24,9 +22,8 @@ import {
 	recordingBytes,
 	startEmulator,
 } from '../../devkit/emulator';
-import { binaryBuffer, runWorkflow } from '../../devkit/engine/harness';
+import { binaryBuffer } from '../../devkit/engine/harness';
 import { TriggerUnderTest } from '../../devkit/engine/trigger';
-import { PACKAGE_NAME } from '../../devkit/workflows';
 
 beforeAll(async () => {
 	await Container.get(BinaryDataService).init();
@@ -562,30 +559,5 @@ describe('held calls', () => {
 		const [item] = await trigger.pollItems('manual');
 		expect(item.json).toMatchObject({ id: emulator.calls[0].id, recordingMissing: true });
 		expect(item.binary).toBeUndefined();
-	});
-});
-
-describe('example workflow', () => {
-	test('examples/new-call-recording.json: the test event flows into Get Recording, which downloads the file', async () => {
-		const emulator = await emulatorWith({ recordingBytes: 10_000 });
-		const [call] = emulator.addCalls(1, { status: 'completed', has_recording: true });
-		const path = join(__dirname, '..', '..', 'examples', 'new-call-recording.json');
-		const example = JSON.parse(readFileSync(path, 'utf8')) as IWorkflowBase;
-		// Only this package's nodes are loaded here; writing the file is n8n's own node.
-		example.nodes = example.nodes.filter((node) => node.type.startsWith(`${PACKAGE_NAME}.`));
-		example.connections['Get Recording'] = { main: [[], []] };
-
-		const result = await runWorkflow(example, {
-			baseUrl: emulator.baseUrl,
-			apiKey: DEMO_KEYS.full,
-			requestsPerMinute: 0,
-		});
-		expect(result.error).toBeUndefined();
-		expect(result.output('On New Call').success.map((item) => item.json.id)).toEqual([call.id]);
-		const [item] = result.output('Get Recording').success;
-		expect(item.json.callId).toBe(call.id);
-		expect((await binaryBuffer(item.binary!.data)).equals(recordingBytes(call.id, 10_000))).toBe(
-			true,
-		);
 	});
 });

@@ -217,7 +217,7 @@ test('Import Lead: the credential dialog reports a good key, a 401 key and a lea
 test('Import Lead: five leads with "Continue (using error output)": the 422 item on the error branch', async () => {
 	const ndv = byTestId('ndv');
 	await step('import-lead-parameters', async () => {
-		const phone = byTestId('parameter-item', ndv).filter({ hasText: 'Phone (E.164)' });
+		const phone = byTestId('parameter-item', ndv).filter({ hasText: /^Phone/ });
 		await phone.hover();
 		await byTestId('radio-button-expression', phone).click();
 		const expression = phone.locator('.cm-content');
@@ -251,7 +251,7 @@ test('Import Lead: five leads with "Continue (using error output)": the 422 item
 		const data = byTestId('ndv-data-container', output);
 		// The service's 422, paired to its item: message naming the field, and the detail entries.
 		await data
-			.getByText(/The API rejected the lead \(422\): phone_e164/)
+			.getByText(/The API rejected the lead \(422\): Phone: /)
 			.first()
 			.waitFor();
 		await data.getByText('"details"', { exact: false }).first().waitFor();
@@ -267,7 +267,7 @@ test('Get Recording: the Call field lists the calls to pick from', async () => {
 		const call = byTestId('resource-locator-callId', ndv);
 		const input = byTestId('rlc-input', call);
 		await input.click();
-		// "From list" (the default mode) loads the calls from List Calls.
+		// "From list" (the default mode) loads the calls from Get Many Calls.
 		const firstCall = byTestId('rlc-item').first();
 		await firstCall.waitFor();
 		const label = (await firstCall.innerText()).trim();

@@ -16,7 +16,7 @@ const declared = resources.flatMap((resource) =>
 	resource.operations.map((operation) => ({ resource, operation })),
 );
 /** Fields of the node itself, not of one operation. */
-const NODE_FIELDS = ['resource', 'operation', 'retryNotice'];
+const NODE_FIELDS = ['resource', 'operation'];
 
 test('the Resource list holds each declared resource once, by name, the first by default', () => {
 	const property = description.properties.find(({ name }) => name === 'resource')!;

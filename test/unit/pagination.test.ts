@@ -36,7 +36,7 @@ describe('readPage', () => {
 	});
 
 	test.each([[undefined], ['text'], [{ total: 3 }], [42]])('%j is not a page', (body) => {
-		expect(() => readPage(body)).toThrow(/calls list answer/);
+		expect(() => readPage(body)).toThrow(/calls list could not be read/);
 	});
 });
 

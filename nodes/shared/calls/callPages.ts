@@ -141,7 +141,11 @@ export async function* iterateCallPages(
 			// A short excerpt of a non-JSON answer; an HTML error page is named, not quoted.
 			const said = response.text === undefined ? undefined : serverMessage(response);
 			const text = said ? ` (${said.slice(0, 80)})` : '';
-			throw operationError(this.getNode(), `${(error as Error).message}${text}`);
+			throw operationError(
+				this.getNode(),
+				`${(error as Error).message}${text}: check that the credential's Base URL is the service's address`,
+				{ description: UNREADABLE_LIST_ADVICE },
+			);
 		}
 
 		const firstRepeat = page.records.findIndex((record) => seenIds.has(idOf(record) ?? ''));
@@ -160,6 +164,9 @@ export async function* iterateCallPages(
 		if (next === undefined || options.wanted() <= 0) return;
 	}
 }
+
+const UNREADABLE_LIST_ADVICE =
+	"If it is, the service lists calls in a form this node does not read yet: report it to the node's maintainers with this message.";
 
 /** The page size a 422 on `limit` allows (FastAPI puts it in `ctx.le`), if that is the error. */
 function allowedPageSize(error: unknown, requested: number): number | undefined {

@@ -102,7 +102,7 @@ function callObjects(list: unknown[]): IDataObject[] {
 	if (others.length > 0) {
 		const first = String(JSON.stringify(others[0])).slice(0, 40);
 		throw new UnexpectedPageError(
-			`The calls list holds ${others.length} of ${list.length} entries that are not objects (first: ${first})`,
+			`The calls list could not be read: ${others.length} of its ${list.length} entries are not calls (first: ${first})`,
 		);
 	}
 	return list as IDataObject[];
@@ -118,14 +118,14 @@ export function readPage(body: unknown, linkHeader?: string | string[]): Page {
 	if (!isJsonObject(body)) {
 		throw new UnexpectedPageError(
 			body === undefined
-				? 'The calls list answer was empty or not JSON'
-				: `The calls list answer is not a list or an object (got ${typeof body})`,
+				? 'The calls list could not be read: the answer was empty or not JSON'
+				: `The calls list could not be read: the answer is not a list (got ${typeof body})`,
 		);
 	}
 	const listKey = LIST_KEYS.find((key) => Array.isArray(body[key]));
 	if (listKey === undefined) {
 		throw new UnexpectedPageError(
-			`The calls list answer has no list under ${LIST_KEYS.join(', ')} (keys found: ${Object.keys(body).slice(0, 10).join(', ') || 'none'})`,
+			`The calls list could not be read: no list of calls in the answer (its fields: ${Object.keys(body).slice(0, 10).join(', ') || 'none'})`,
 		);
 	}
 	const records = callObjects(body[listKey] as unknown[]);

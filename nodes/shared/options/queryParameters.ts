@@ -22,7 +22,7 @@ export const queryParametersField: INodeProperties = {
 	placeholder: 'Add Parameter',
 	default: {},
 	description:
-		'Filters passed to the API as they are, for example created_after = 2026-01-01T00:00:00Z. Use the names the service documents. limit, cursor and offset are set by the node.',
+		'Filters sent to the service as they are, for example created_after = 2026-01-01T00:00:00Z, under the names the service documents. The node handles paging itself.',
 	options: [
 		{
 			displayName: 'Parameter',
@@ -70,7 +70,7 @@ export function readQueryParameters(this: RunContext, itemIndex?: number): IData
 		if (UNSENDABLE.includes(key)) {
 			throw operationError(
 				this.getNode(),
-				`Query parameter "${key}" cannot be sent: the HTTP client drops this name to guard against prototype pollution`,
+				`Query parameter "${key}" cannot be sent (n8n drops this name for safety): remove it, or use the name your service documents`,
 				{ itemIndex },
 			);
 		}

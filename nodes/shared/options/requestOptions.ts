@@ -24,7 +24,7 @@ const requestOptionFields: INodeProperties[] = [
 		typeOptions: { minValue: 0 },
 		default: defaultMaxRateLimitWaitSeconds,
 		description:
-			"When the API answers 429 (rate limited), the node waits as long as it asks and retries. This caps the total time one request waits on 429 answers; past it the item fails with a clear error. When the API's rate-limit headers say the key has no requests left for longer than this and longer than two minutes (an hourly or daily limit spent), the item fails at once instead of waiting. It does not apply to other failures.",
+			'How long one request may wait in all when the service says to slow down (its rate limit). Past this the item fails and says so.',
 	},
 	{
 		displayName: 'Max Retries',
@@ -32,7 +32,7 @@ const requestOptionFields: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 0, maxValue: 10 },
 		default: defaultMaxRetries,
-		description: `How many times to retry a request after a temporary failure (500, 502, 503, 504, 408, connection reset, timeout), with growing pauses in between. When the API asks to wait (Retry-After) up to ${serverErrorWaitSeconds} seconds, the node waits that long; if it asks for longer, the item fails at once, naming the wait. 429 answers do not count here.`,
+		description: `How many times to try again when the service is briefly down or the connection drops, waiting longer each time (up to ${serverErrorWaitSeconds} seconds if the service asks)`,
 	},
 	{
 		displayName: 'Timeout (Seconds)',
@@ -40,7 +40,7 @@ const requestOptionFields: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1 },
 		default: defaultTimeoutSeconds,
-		description: 'How long to wait for the API to answer one request before retrying it',
+		description: 'How long to wait for the service to answer one request before trying again',
 	},
 ];
 

@@ -3,7 +3,7 @@ import type { IBinaryData } from 'n8n-workflow';
 import type { RunContext } from '../context';
 import type { RequestPolicy } from './index';
 import { pause } from './index';
-import { downloadError, networkErrorCode } from '../errors';
+import { downloadError, downloadFailure, networkErrorCode } from '../errors';
 import { decideRetry, isRetryableStatus, newRetryState } from './retryPolicy';
 
 export interface DownloadedFile {
@@ -71,7 +71,7 @@ export async function downloadSignedFile(
 		} catch (error) {
 			response = { statusCode: 0, headers: {}, body: undefined };
 			failureCode = networkErrorCode(error);
-			failure = `Could not download the recording (${failureCode})`;
+			failure = `The recording download failed: ${downloadFailure(failureCode)}`;
 		}
 
 		const { statusCode, headers } = response;
@@ -113,15 +113,16 @@ export async function downloadSignedFile(
 			continue;
 		}
 		const attempts = decision.action === 'fail' ? decision.attempts : 1;
-		const tries = ` (after ${attempts} attempts)`;
-		if (failure !== undefined) throw downloadError(node, `${failure}${tries}`);
+		const tries = attempts === 1 ? '' : ` (${attempts} attempts)`;
+		const again = 'run it again later; the recording stays on the service';
+		if (failure !== undefined) throw downloadError(node, `${failure}${tries}: ${again}`);
 		throw downloadError(
 			node,
 			statusCode === 403
-				? 'The recording host refused the signed URL (403): it has probably expired, even after fetching a fresh one'
+				? `The file host refused the recording's download link, even a fresh one (403): run it again later; if it keeps failing, ask the service why`
 				: isRetryableStatus(statusCode) || statusCode === 429
-					? `The recording host is unavailable (${statusCode})${tries}`
-					: `The recording host refused the download (${statusCode})`,
+					? `The recording's file host is unavailable (${statusCode})${tries}: ${again}`
+					: `The recording's file host refused the download (${statusCode}): run it again; if it keeps failing, ask the service why`,
 			text ? `The file host said: ${text}` : undefined,
 			statusCode,
 		);

@@ -4,7 +4,7 @@ import { libraryCountry, libraryReading, writtenWith00 } from '../../../devkit/p
 
 const E164 = /^\+[1-9]\d{6,14}$/;
 
-export const LOCAL_ERROR = /^(phone_e164|name|campaign_id|contact_type|legal_basis): /;
+export const LOCAL_ERROR = /^(Phone|Name|Campaign ID|Contact Type|Legal Basis)[: ]/;
 export const API_REJECTED = /^The API rejected the lead \(422\): /;
 
 /** The text a field value stands for, as a user would expect: numbers and booleans as written. */

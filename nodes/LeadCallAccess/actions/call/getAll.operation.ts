@@ -40,8 +40,8 @@ function readLimit(this: IExecuteFunctions, itemIndex: number): number {
 		const shown = typeof raw === 'number' ? String(raw) : String(JSON.stringify(raw)).slice(0, 40);
 		throw operationError(
 			this.getNode(),
-			`Limit must be a whole number of 1 or more, got ${shown}`,
-			{ itemIndex, description: 'Or turn on Return All.' },
+			`Limit must be a whole number of 1 or more, got ${shown}: enter one, or turn on Return All`,
+			{ itemIndex },
 		);
 	}
 	return limit;

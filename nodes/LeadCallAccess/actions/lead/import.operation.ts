@@ -13,11 +13,8 @@ import { apiRequest } from '../../../shared/transport';
 import { fieldError } from '../../../shared/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
 import { isJsonObject } from '../../../shared/json';
-import { skipDecision, skipUnchangedOption } from './skipUnchanged';
+import { isDryRun, skipDecision, skipUnchangedOption } from './skipUnchanged';
 import type { OperationDeclaration } from '../operation';
-
-const DEFAULT_COUNTRY_HELP =
-	'The number is read as that country writes it: with United States, (415) 555-2671 becomes +14155552671; with Hungary, 06 20 123 4567 becomes +36201234567.';
 
 /**
  * Default Country. The parameter keeps its first name, defaultCountryCode, so saved workflows
@@ -31,7 +28,8 @@ const defaultCountryProperties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. US or 1',
-		description: `Country of numbers written without a country code, as its two-letter code (US, GB, HU) or calling code (1, 44, 36). ${DEFAULT_COUNTRY_HELP} A calling code shared by several countries reads numbers as its main country does (1: US, 7: Russia, 44: GB).`,
+		description:
+			'Country of numbers written without a country code, as its two-letter code (US, HU) or calling code (1, 36). <a href="https://www.npmjs.com/package/n8n-nodes-lead-call-access#how-phone-numbers-are-read">How numbers are read</a>.',
 		displayOptions: { show: { '@version': [1, 2] } },
 	},
 	{
@@ -40,24 +38,35 @@ const defaultCountryProperties: INodeProperties[] = [
 		type: 'options',
 		default: '',
 		options: [{ name: 'None', value: '' }, ...countryOptions()],
-		description: `Country of numbers written without a country code. ${DEFAULT_COUNTRY_HELP} In an expression, give its two-letter code (US, HU) or calling code (1, 36).`,
+		description:
+			'Country of numbers written without a country code: with Hungary, 06 20 123 4567 is read as +36 20 123 4567. <a href="https://www.npmjs.com/package/n8n-nodes-lead-call-access#how-phone-numbers-are-read">More</a>.',
+		hint: 'In an expression, give its two-letter code (US, HU) or calling code (1, 36)',
 		displayOptions: { show: { '@version': [{ _cnd: { gte: 3 } }] } },
 	},
 ];
 
-/** The request this operation sends, in the words of its errors. */
-const IMPORT_LEAD: ApiOperation = { scope: 'leads:write', action: 'import leads', subject: 'lead' };
+const PHONE_FIELD = { apiName: 'phone_e164', label: 'Phone' };
+
+/** The request this operation sends, in the words of its errors (fields by their labels). */
+const IMPORT_LEAD: ApiOperation = {
+	scope: 'leads:write',
+	action: 'import leads',
+	subject: 'lead',
+	fieldLabels: Object.fromEntries(
+		[PHONE_FIELD, ...Object.values(OPTIONAL_FIELDS)].map(({ apiName, label }) => [apiName, label]),
+	),
+};
 
 const properties: INodeProperties[] = [
 	{
-		displayName: 'Phone (E.164)',
+		displayName: 'Phone',
 		name: 'phoneE164',
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: 'e.g. +14155552671',
-		description:
-			"The lead's phone number, e.g. +14155552671; spaces and dashes are removed. An existing lead with this number is updated.",
+		placeholder: 'e.g. +1 415 555 2671',
+		description: 'An existing lead with this number is updated',
+		hint: 'With + and the country code, or as the Default Country writes it; spaces, dashes and brackets are fine',
 	},
 	additionalFieldsProperty(1),
 	additionalFieldsProperty(2),
@@ -70,13 +79,21 @@ const properties: INodeProperties[] = [
 			type: 'boolean',
 			default: true,
 			description:
-				"Whether to check the number before sending it: a length or a start its country's numbers never have fails the item without using a request from the rate limit, and the message gives the lengths the country allows",
+				'Whether to check the number before sending it: a number its country cannot have fails its item, and the message says why',
+		},
+		{
+			displayName: 'Dry Run',
+			name: 'dryRun',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to only show each lead as it would be sent, or why it would be refused, without sending anything or changing what Skip Unchanged Leads remembers',
 		},
 		skipUnchangedOption,
 	]),
 ];
 
-const PHONE_FIELD = { apiName: 'phone_e164', label: 'Phone (E.164)' };
+const EMPTY_PHONE = 'is empty: map it to the column or field that holds the phone number';
 
 function preview(value: string): string {
 	return value.length > 40 ? `${value.slice(0, 40)}...` : value;
@@ -90,7 +107,8 @@ function asText(value: unknown): { text?: string; problem?: string } {
 	if (typeof value === 'string') return { text: value };
 	if (typeof value === 'number' && Number.isFinite(value)) return { text: String(value) };
 	if (typeof value === 'boolean') return { text: String(value) };
-	return { problem: `must be text, but got ${Array.isArray(value) ? 'a list' : typeof value}` };
+	const got = Array.isArray(value) ? 'a list' : typeof value;
+	return { problem: `must be text, but got ${got}: map a single value, or use an expression` };
 }
 
 function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDataObject {
@@ -105,7 +123,7 @@ function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDataObjec
 	const phone = asText(this.getNodeParameter('phoneE164', itemIndex, ''));
 	if (phone.problem) throw problemIn(PHONE_FIELD, phone.problem);
 	const rawPhone = (phone.text ?? '').trim();
-	if (rawPhone === '') throw problemIn(PHONE_FIELD, 'Field required (the value is empty)');
+	if (rawPhone === '') throw problemIn(PHONE_FIELD, EMPTY_PHONE);
 	const validate = options.validatePhone !== false;
 	const normalized = normalizePhone(rawPhone, options.defaultCountryCode, { validate });
 	if (!normalized.ok && (validate || normalized.always)) {
@@ -123,7 +141,10 @@ function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDataObjec
 		const text = (value.text ?? '').trim();
 		if (cleared.includes(field)) {
 			if (text !== '') {
-				throw problemIn(OPTIONAL_FIELDS[field], 'is both set and listed in Fields to Clear');
+				throw problemIn(
+					OPTIONAL_FIELDS[field],
+					'is both set and listed in Fields to Clear: remove it from one of them',
+				);
 			}
 			body[apiName] = null;
 		} else if (text !== '') {
@@ -133,7 +154,24 @@ function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDataObjec
 	return body;
 }
 
+/**
+ * Dry Run: the lead as it would be sent, or why it would be refused, without a request and
+ * without Skip Unchanged Leads. Refusals come out with the others, in row order, so one run
+ * shows the whole list whatever the node's On Error setting.
+ */
+function dryRun(this: IExecuteFunctions, itemIndex: number): INodeExecutionData[] {
+	const phoneAsWritten = asText(this.getNodeParameter('phoneE164', itemIndex, '')).text;
+	let json: IDataObject;
+	try {
+		json = { ...buildLeadImport.call(this, itemIndex), dryRun: true, phoneAsWritten };
+	} catch (error) {
+		json = { dryRun: true, phoneAsWritten, refused: (error as Error).message };
+	}
+	return [{ json, pairedItem: { item: itemIndex } }];
+}
+
 async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	if (isDryRun(this, itemIndex)) return dryRun.call(this, itemIndex);
 	const decision = await skipDecision(this, itemIndex, (index) =>
 		buildLeadImport.call(this, index),
 	);

@@ -9,7 +9,7 @@ export const skipUnchangedOption: INodeProperties = {
 	type: 'boolean',
 	default: false,
 	description:
-		"Whether to send only leads that changed since this node last imported them, for syncing the same list again and again; costs one small write to n8n's database per imported lead",
+		'Whether to send only leads that changed since this node last imported them, for syncing the same list again and again. Turning it off forgets what it remembered.',
 };
 
 /** What a skipped lead's output item says about it. */
@@ -25,9 +25,13 @@ interface RunCheck {
 
 const checkByContext = new WeakMap<IExecuteFunctions, Promise<RunCheck>>();
 
-function optionOf(ctx: IExecuteFunctions, itemIndex: number): unknown {
-	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	return options.skipUnchanged;
+function optionsOf(ctx: IExecuteFunctions, itemIndex: number): IDataObject {
+	return ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+}
+
+/** Dry Run: the item is shown, not sent, and leaves what this option remembers as it is. */
+export function isDryRun(ctx: IExecuteFunctions, itemIndex: number): boolean {
+	return optionsOf(ctx, itemIndex).dryRun === true;
 }
 
 /**
@@ -43,7 +47,8 @@ async function checkRun(
 	const on: number[] = [];
 	let forget = false;
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		const option = optionOf(ctx, itemIndex);
+		if (isDryRun(ctx, itemIndex)) continue;
+		const option = optionsOf(ctx, itemIndex).skipUnchanged;
 		if (option === true) on.push(itemIndex);
 		// Only an option the user set to off: workflows without it are left alone.
 		else if (option === false) forget = true;

@@ -67,7 +67,7 @@ const properties: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description:
-			'Whether to also download the recording file and attach it to the item as binary data. Off: the item only holds the signed URL, which expires. Leave off when an AI agent uses this node as a tool: agents cannot read files.',
+			'Whether to also download the recording file and attach it to the item. Off: the item holds only a link to it, which expires after a while. Leave off for AI agents.',
 	},
 	{
 		displayName: 'Put Output File in Field',
@@ -86,7 +86,7 @@ const properties: INodeProperties[] = [
 			typeOptions: { minValue: 0, maxValue: 900 },
 			default: 0,
 			description:
-				'A recording is ready some time after its call. When the API says it is still being processed, ask again (every few seconds, paced like every request) for up to this long before failing the item. 0: fail at once. A call without a recording (404) fails at once either way.',
+				'A recording is ready a minute or two after its call. While it is still being processed, ask again for up to this long before the item fails. 0: fail at once.',
 		},
 	]),
 ];
@@ -114,16 +114,16 @@ async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INod
 		throw operationError(
 			this.getNode(),
 			typeof rawCallId === 'object' && rawCallId !== null
-				? 'Call ID must be text, but got an object or list'
-				: 'Call ID is required but empty',
-			{ itemIndex, description: 'Map the "id" field of a call from List Calls.' },
+				? 'Call ID must be text, but got an object or list: map the "id" field of one call'
+				: 'Call ID is empty: map the "id" field of a call from Get Many Calls or the trigger',
+			{ itemIndex, description: 'Map the "id" field of a call from Get Many Calls.' },
 		);
 	}
 	const problem = pathSegmentProblem(callId);
 	if (problem) {
 		throw operationError(this.getNode(), `Call ID ${problem}`, {
 			itemIndex,
-			description: 'Map the "id" field of a call from List Calls.',
+			description: 'Map the "id" field of a call from Get Many Calls.',
 		});
 	}
 	const policy = readRequestPolicy.call(this, itemIndex);
@@ -144,7 +144,7 @@ async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INod
 export const operation: OperationDeclaration = {
 	value: 'get',
 	name: 'Get',
-	description: "Get a call's signed recording URL, and optionally download the file",
+	description: "Get a link to a call's recording, and the file if you want",
 	action: 'Get a recording',
 	api: GET_RECORDING,
 	properties,
