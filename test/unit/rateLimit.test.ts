@@ -162,6 +162,16 @@ describe('rule 4: what a 429 teaches', () => {
 		expect(b.state.share).toBeCloseTo(1 / LIMIT);
 	});
 
+	test('a Retry-After pause of a whole window is waiting, not a window without requests', () => {
+		const { b, now } = evenlySpaced();
+		const refusedAt = now + 1_105;
+		b.settle(left(b, now + 1_100), refusedAt, refused);
+		b.pauseUntil(refusedAt + 2 * WINDOW);
+		expect(ask(b, refusedAt)).toBe(2 * WINDOW);
+		ask(b, refusedAt + 2 * WINDOW);
+		expect(b.state).toMatchObject({ burst: 1, share: 0.7 });
+	});
+
 	test('after a window without requests the key starts afresh: the whole burst and share', () => {
 		const { b, now } = evenlySpaced();
 		b.settle(left(b, now + 1_100), now + 1_105, refused);

@@ -16,7 +16,8 @@ import type { StatedWindow } from './rateLimitHeaders';
  *    multiplies share by 0.7 (AWS's adaptive retry and CUBIC: others share the key), and share
  *    grows back as requests succeed, faster the longer since the last decrease (back to the
  *    whole key within about three windows); a 429 to a request sent before the last lesson
- *    teaches nothing more, and after a window without requests the key starts afresh.
+ *    teaches nothing more, and after a window with no request sent or waiting the key starts
+ *    afresh.
  * 5. When answers state the key's count (rate-limit headers), that count replaces rule 1 unless
  *    the credential's limit is lower: no request leaves while a stated remaining, less our
  *    requests in flight, is zero, until its stated reset; a count that rises before its reset is
@@ -77,6 +78,8 @@ export class RateBudget {
 	private inFlight = 0;
 	private recent: Departure[] = [];
 	private pausedUntil = 0;
+	/** Until when a request of ours last wanted to leave (rule 4's window without requests). */
+	private wantedUntil = -Infinity;
 	private lastLessonAt = -Infinity;
 	/** The counts the last answer stated, one per stated window (rule 5); empty: none stated. */
 	private stated = new Map<string, StatedCount>();
@@ -117,11 +120,19 @@ export class RateBudget {
 	 * before asking again. Synchronous, so concurrent requests never take the same place.
 	 */
 	departOrWait(now: number): Departure | number {
+		const wait = this.waitAt(now);
+		// A request told to wait is still wanted then: waiting is not being idle.
+		this.wantedUntil = Math.max(this.wantedUntil, now + (typeof wait === 'number' ? wait : 0));
+		return wait;
+	}
+
+	private waitAt(now: number): Departure | number {
 		if (now < this.pausedUntil) return this.pausedUntil - now;
 		if (this.limit <= 0) return { at: now, tokensBefore: Infinity, answeredAt: now };
 		const span = this.windowMs * (1 + RULES.margin);
 		this.recent = this.recent.filter((d) => d.answeredAt === Infinity || d.answeredAt + span > now);
-		if (this.recent.length === 0) [this.burst, this.share] = [this.limit, 1];
+		const idle = this.recent.length === 0 && now - this.wantedUntil >= span;
+		if (idle) [this.burst, this.share] = [this.limit, 1];
 		const rate = (this.share * this.limit) / span;
 		this.tokens = Math.min(this.burst, this.tokens + (now - this.tokensAt) * rate);
 		this.tokensAt = now;
