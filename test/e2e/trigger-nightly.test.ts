@@ -40,9 +40,12 @@ async function credential(name: string, requestsPerMinute: number) {
 	});
 }
 
-/** Once a day, in the minute 45 s from now (UTC): n8n's own schedule runs it. */
+/**
+ * Once a day, at the first whole minute (UTC) at least 30 s from now, so that the workflow is
+ * published before it comes even on a busy machine: n8n's own schedule runs it.
+ */
 function nightlyAtNextMinute() {
-	const at = new Date(Date.now() + 45_000);
+	const at = new Date(Math.ceil((Date.now() + 30_000) / 60_000) * 60_000);
 	return { item: [{ mode: 'everyDay', hour: at.getUTCHours(), minute: at.getUTCMinutes() }] };
 }
 
