@@ -34,7 +34,7 @@ import {
 	type N8nServer,
 	type WorkflowJson,
 } from '../devkit/n8n';
-import { TRIGGER_NAME, triggerWorkflow } from '../devkit/workflows';
+import { dailyAtNextMinute, exportToDiskWorkflow } from '../devkit/nightlyExport';
 import { onCleanup, runBench } from './lib/cleanup';
 import { startBenchEmulator, type BenchEmulator } from './lib/emulator';
 import { findN8nPid, peakRssMb, resetPeakRss, rssMb, sampleRss } from './lib/proc';
@@ -85,32 +85,13 @@ async function startStage(): Promise<Stage> {
 	return { server: queue.main, filesDir: sandbox.filesDir, pids: [main, ...workers] };
 }
 
-/** Once a day in UTC, at the next minute at least 20 s away: the "night" comes soon. */
-function nextMinute(): { item: Array<Record<string, unknown>> } {
-	const at = new Date(Date.now() + 80_000);
-	return { item: [{ mode: 'everyDay', hour: at.getUTCHours(), minute: at.getUTCMinutes() }] };
+function simplest(credentialId: string, folder: string): WorkflowJson {
+	const credentialName = `Bench ${credentialId}`;
+	return exportToDiskWorkflow({ credentialId, credentialName, folder, pollTimes: nextMinute() });
 }
 
-function simplest(credentialId: string, folder: string): WorkflowJson {
-	return triggerWorkflow({
-		credentialId,
-		credentialName: `Bench ${credentialId}`,
-		parameters: { pollTimes: nextMinute(), downloadRecording: true },
-		settings: { timezone: 'UTC' },
-		nodes: [
-			{
-				name: 'Write Files to Disk',
-				type: 'n8n-nodes-base.readWriteFile',
-				typeVersion: 1,
-				position: [240, 0],
-				parameters: { operation: 'write', fileName: `=${folder}/{{ $json.id }}.mp3` },
-			},
-		],
-		connections: {
-			[TRIGGER_NAME]: { main: [[{ node: 'Write Files to Disk', type: 'main', index: 0 }]] },
-		},
-	});
-}
+/** The night comes at the next minute at least 20 s away (n8n's own schedule runs it). */
+const nextMinute = () => dailyAtNextMinute(20_000);
 
 /** The measured package's own example, as a user imports it, with the night moved to the next minute. */
 function example(credentialId: string, folder: string): WorkflowJson {

@@ -12,7 +12,8 @@ import { sleep } from 'n8n-workflow';
 import { startN8nServer, type StoredExecution } from '../../devkit/n8n';
 import { DEMO_KEYS, type CallRecord } from '../../devkit/emulator';
 import { CREDENTIAL_TYPE } from '../../devkit/workflows';
-import { emittedIds, TRIGGER_NAME, TriggerStage, triggerWorkflow } from './trigger-helpers';
+import { dailyAtNextMinute, exportToDiskWorkflow } from '../../devkit/nightlyExport';
+import { emittedIds, TriggerStage } from './trigger-helpers';
 
 jest.setTimeout(300_000);
 
@@ -40,43 +41,16 @@ async function credential(name: string, requestsPerMinute: number) {
 	});
 }
 
-/**
- * Once a day, at the first whole minute (UTC) at least 30 s from now, so that the workflow is
- * published before it comes even on a busy machine: n8n's own schedule runs it.
- */
-function nightlyAtNextMinute() {
-	const at = new Date(Math.ceil((Date.now() + 30_000) / 60_000) * 60_000);
-	return { item: [{ mode: 'everyDay', hour: at.getUTCHours(), minute: at.getUTCMinutes() }] };
-}
-
-/** The simplest export: the trigger with Download Recording → Write Files to Disk. */
+/** The simplest export (devkit/nightlyExport.ts), Calls per Execution and a short Wait for Recording. */
 function exportWorkflow(credentialId: string, name: string, pollTimes: unknown, folder: string) {
 	fs.mkdirSync(folder, { recursive: true });
-	return triggerWorkflow({
+	const triggerOptions = { callsPerExecution: PER_EXECUTION, waitForRecording: 0.25 };
+	return exportToDiskWorkflow({
 		credentialId,
 		credentialName: name,
-		parameters: {
-			pollTimes,
-			downloadRecording: true,
-			options: { callsPerExecution: PER_EXECUTION, waitForRecording: 0.25 },
-		},
-		settings: { timezone: 'UTC' },
-		nodes: [
-			{
-				name: 'Write Files to Disk',
-				type: 'n8n-nodes-base.readWriteFile',
-				typeVersion: 1,
-				position: [240, 0],
-				parameters: {
-					operation: 'write',
-					fileName: `=${folder}/{{ $json.id }}.mp3`,
-					dataPropertyName: 'data',
-				},
-			},
-		],
-		connections: {
-			[TRIGGER_NAME]: { main: [[{ node: 'Write Files to Disk', type: 'main', index: 0 }]] },
-		},
+		folder,
+		pollTimes,
+		triggerOptions,
 	});
 }
 
@@ -104,7 +78,7 @@ test('the nightly check after a day of 600 calls exports each once, late recordi
 	const folder = path.join(stage.sandbox.filesDir, 'nightly');
 	const credentialId = await credential('nightly', 0);
 	const workflow = await stage.deploy(
-		exportWorkflow(credentialId, 'nightly', nightlyAtNextMinute(), folder),
+		exportWorkflow(credentialId, 'nightly', dailyAtNextMinute(), folder),
 	);
 	const day = stage.emulator.addCalls(595, recorded);
 	// Still being processed when the night's check starts: they come within Wait for Recording.
