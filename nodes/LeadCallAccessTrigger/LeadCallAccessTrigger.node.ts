@@ -21,7 +21,7 @@ const triggerOptions: INodeProperties[] = [
 		typeOptions: { minValue: 1 },
 		default: DEFAULT_CALLS_PER_EXECUTION,
 		description:
-			'A check takes every new call, and starts the workflow with this many at a time: the next execution starts when the last one has finished. Fewer use less memory when files are kept in memory (n8n 1.x).',
+			'How many new calls each execution gets. A check takes every new call, one execution after another.',
 	},
 	{
 		displayName: 'Calls Since',
