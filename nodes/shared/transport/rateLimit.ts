@@ -12,12 +12,12 @@ import type { StatedWindow } from './rateLimitHeaders';
  *    (at first the whole limit); while faster than that even spacing, one request is in flight
  *    at a time, so a server that allows no burst refuses just one.
  * 3. A 429 pauses every request on the key until its Retry-After (the transport's retry policy).
- * 4. A 429 during a burst sets `burst` to what the server accepted of it; a 429 at even spacing
- *    multiplies share by 0.7 (AWS's adaptive retry and CUBIC: others share the key), and share
- *    grows back as requests succeed, faster the longer since the last decrease (back to the
- *    whole key within about three windows); a 429 to a request sent before the last lesson
- *    teaches nothing more, and after a window with no request sent or waiting the key starts
- *    afresh.
+ * 4. A 429 during a burst sets `burst` to what the server accepted of it; a 429 at even spacing,
+ *    or while the server states its count (which shows its burst), means others share the key:
+ *    share × 0.7 (the β of AWS's adaptive retry and of CUBIC), growing back as requests succeed,
+ *    faster the longer since the last decrease (alone again: the whole key within about three
+ *    windows); a 429 to a request sent before the last lesson teaches nothing more, and after a
+ *    window with no request sent or waiting the key starts afresh.
  * 5. When answers state the key's count (rate-limit headers), that count replaces rule 1 unless
  *    the credential's limit is lower: no request leaves while a stated remaining, less our
  *    requests in flight, is zero, until its stated reset; a count that rises before its reset is
