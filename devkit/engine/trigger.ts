@@ -23,8 +23,8 @@ import { NodeHelpers, Workflow } from 'n8n-workflow';
 import { PollContext } from 'n8n-core';
 
 import { LeadCallAccessTrigger } from '../../nodes/LeadCallAccessTrigger/LeadCallAccessTrigger.node';
-import type { Emulator } from '../emulator';
-import { DEMO_KEYS } from '../emulator';
+import type { Emulator, EmulatorOptions } from '../emulator';
+import { DEMO_KEYS, startEmulator } from '../emulator';
 import type { TestCredentials } from './harness';
 import { NO_SCHEDULED_POLLS } from '../workflows';
 import { TRIGGER_TYPE, additionalDataFor, oneNodeWorkflow, registerNodeType } from './harness';
@@ -48,6 +48,25 @@ function loadedTrigger(): INodeType {
 registerNodeType(TRIGGER_TYPE, loadedTrigger());
 
 /** Thrown into the poll when "n8n" is killed while an execution runs. */
+/**
+ * Emulators for the calling test file's trigger tests: `emulatorWith(options)` starts one over
+ * `defaults` (no rate limit), and every one started in a test stops after it.
+ */
+export function useTriggerEmulators(
+	defaults: EmulatorOptions,
+): (options?: EmulatorOptions) => Promise<Emulator> {
+	let started: Emulator[] = [];
+	afterEach(async () => {
+		await Promise.all(started.map(async (emulator) => await emulator.stop()));
+		started = [];
+	});
+	return async (options = {}) => {
+		const emulator = await startEmulator({ rateLimit: false, ...defaults, ...options });
+		started.push(emulator);
+		return emulator;
+	};
+}
+
 export class Killed extends Error {}
 
 /** One trigger node in one workflow, polled like n8n polls it. */

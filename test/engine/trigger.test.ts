@@ -20,10 +20,9 @@ import {
 	PAGE_NUMBER_STYLE,
 	PENDING_RECORDING_ANSWERS,
 	recordingBytes,
-	startEmulator,
 } from '../../devkit/emulator';
 import { binaryBuffer } from '../../devkit/engine/harness';
-import { TriggerUnderTest } from '../../devkit/engine/trigger';
+import { TriggerUnderTest, useTriggerEmulators } from '../../devkit/engine/trigger';
 
 beforeAll(async () => {
 	await Container.get(BinaryDataService).init();
@@ -49,16 +48,7 @@ function onApiRequest(emulator: Emulator, fn: (request: RecordedRequest, index: 
 	};
 }
 
-let emulators: Emulator[] = [];
-async function emulatorWith(options: EmulatorOptions = {}): Promise<Emulator> {
-	const emulator = await startEmulator({ rateLimit: false, seedCalls: 30, ...options });
-	emulators.push(emulator);
-	return emulator;
-}
-afterEach(async () => {
-	await Promise.all(emulators.map(async (emulator) => await emulator.stop()));
-	emulators = [];
-});
+const emulatorWith = useTriggerEmulators({ seedCalls: 30 });
 
 /** A creation time shared by several calls, just after the newest call so far. */
 const tieAfterNewest = (emulator: Emulator) =>

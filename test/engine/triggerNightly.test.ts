@@ -8,24 +8,14 @@ import { Container } from '@n8n/di';
 import { BinaryDataService } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
 
-import type { CallRecord, Emulator, EmulatorOptions, ListOrder } from '../../devkit/emulator';
-import { startEmulator } from '../../devkit/emulator';
-import { TriggerUnderTest } from '../../devkit/engine/trigger';
+import type { CallRecord, ListOrder } from '../../devkit/emulator';
+import { TriggerUnderTest, useTriggerEmulators } from '../../devkit/engine/trigger';
 
 beforeAll(async () => {
 	await Container.get(BinaryDataService).init();
 });
 
-let emulators: Emulator[] = [];
-async function emulatorWith(options: EmulatorOptions = {}): Promise<Emulator> {
-	const emulator = await startEmulator({ rateLimit: false, seedCalls: 5, ...options });
-	emulators.push(emulator);
-	return emulator;
-}
-afterEach(async () => {
-	await Promise.all(emulators.map(async (emulator) => await emulator.stop()));
-	emulators = [];
-});
+const emulatorWith = useTriggerEmulators({ seedCalls: 5 });
 
 /** Ids oldest first (addCalls returns them newest first). */
 const ids = (calls: CallRecord[]) => calls.map((call) => call.id).reverse();
