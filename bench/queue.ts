@@ -19,6 +19,7 @@
  *                           RateLimitAlgorithm of the emulator, a token bucket with burst = limit)
  *   BENCH_QUEUE_RESET_ROUNDING=down  how the server rounds the headers' Reset to whole
  *                           seconds (default up; any ResetRounding of the emulator)
+ *   BENCH_QUEUE_WINDOW_S=60 the server's window in seconds (default 10; 60 is the API's real minute)
  *   BENCH_QUEUE_WRITE=0     print the tables only, leaving BENCHMARKS.md alone
  *   BENCH_PACKAGE_DIR=<dir> install another build of the package (before/after comparisons)
  *   BENCH_QUEUE_LOG=<dir>   write each row's requests to <dir>/<row>.json: ms after the first,
@@ -59,6 +60,8 @@ import { ourImportChain } from './lib/workflows';
 import { maxInAnyWindow } from './rateMetrics';
 import { LIMIT } from './rateScenarios';
 
+/** The server's window (default LIMIT's 10 s; 60 is the API's real minute, a row then takes 6). */
+const WINDOW_MS = Number(process.env.BENCH_QUEUE_WINDOW_S ?? LIMIT.windowMs / 1000) * 1000;
 const LIMITS = (process.env.BENCH_QUEUE_LIMITS ?? '10,60').split(',').map(Number);
 /** Six windows' worth of leads per row: 5 windows at the fastest, and splits between 2 or 3. */
 const WINDOWS_OF_LEADS = 6;
@@ -84,7 +87,7 @@ interface QueueRow {
 	executions: number;
 	/** Workers that ran at least one of the row's executions. */
 	workersUsed: number;
-	/** The server's requests per window (LIMIT.windowMs). */
+	/** The server's requests per window (WINDOW_MS). */
 	limit: number;
 	/** The rate-limit headers the server sends (none: undefined). */
 	headers?: RateLimitHeaderStyle;
@@ -130,7 +133,7 @@ function startRowEmulator(
 	return startBenchEmulator({
 		rateLimit: {
 			limit,
-			windowMs: LIMIT.windowMs,
+			windowMs: WINDOW_MS,
 			algorithm: ALGORITHM,
 			headers,
 			resetRounding: RESET_ROUNDING,
@@ -148,7 +151,7 @@ async function measureRow(
 	sameKey?: BenchEmulator,
 ): Promise<QueueRow> {
 	const leadCount = WINDOWS_OF_LEADS * limit;
-	const requestsPerMinute = (limit * 60_000) / LIMIT.windowMs;
+	const requestsPerMinute = (limit * 60_000) / WINDOW_MS;
 	const workers = queue.workers.length;
 	const executions = busy === 'all' ? workers : 1;
 	// A fresh key per row (each worker keeps its pacing state per key for its lifetime), unless
@@ -161,7 +164,7 @@ async function measureRow(
 			baseUrl: bench.emulator.baseUrl,
 			apiKey: bench.apiKey,
 			requestsPerMinute,
-			windowSeconds: LIMIT.windowMs / 1000,
+			windowSeconds: WINDOW_MS / 1000,
 		});
 		const deployed = await deploy(server, built.workflow, built.hookPath, [built.credential]);
 		const before = new Set(queue.workers.flatMap((worker) => worker.executionIds()));
@@ -198,11 +201,11 @@ async function measureRow(
 			leads: leadCount,
 			requests: requests.length,
 			rateLimited: limitedAt.length,
-			max429PerWindow: maxInAnyWindow(limitedAt, LIMIT.windowMs),
+			max429PerWindow: maxInAnyWindow(limitedAt, WINDOW_MS),
 			lost: leadCount - bench.emulator.leads.size,
 			executionsFailed: results.filter((result) => result.status !== 200).length,
 			wallMs,
-			fastestMs: Math.floor((leadCount - 1) / limit) * LIMIT.windowMs,
+			fastestMs: Math.floor((leadCount - 1) / limit) * WINDOW_MS,
 		};
 	} finally {
 		if (sameKey === undefined) await bench.stop();
@@ -220,11 +223,11 @@ async function measureRowsOnOneKey(
 	try {
 		const rows = [await measureRow(queue, server, 'all', limit, headers, bench)];
 		if (AGAIN) {
-			await new Promise((resolve) => setTimeout(resolve, 3 * LIMIT.windowMs));
+			await new Promise((resolve) => setTimeout(resolve, 3 * WINDOW_MS));
 			rows.push(await measureRow(queue, server, 'all', limit, headers, bench));
 		}
 		// A window later every server has refilled: "fastest" is the same as from a fresh key.
-		await new Promise((resolve) => setTimeout(resolve, LIMIT.windowMs));
+		await new Promise((resolve) => setTimeout(resolve, WINDOW_MS));
 		return [...rows, await measureRow(queue, server, 'one', limit, headers, bench)];
 	} finally {
 		await bench.stop();
@@ -279,9 +282,9 @@ function targetMet(row: QueueRow): boolean {
 /** One table per server limit; the notes shared by the tables come after the last one. */
 function queueSection(rows: QueueRow[], notes: string[]): Section {
 	const { limit, leads } = rows[0];
-	const perMinute = (limit * 60_000) / LIMIT.windowMs;
+	const perMinute = (limit * 60_000) / WINDOW_MS;
 	return {
-		title: `Real queue mode: ${leads} leads at ${limit} requests per ${LIMIT.windowMs / 1000} s (${perMinute}/min)`,
+		title: `Real queue mode: ${leads} leads at ${limit} requests per ${WINDOW_MS / 1000} s (${perMinute}/min)`,
 		columns: [
 			'headers',
 			'workers',
@@ -319,14 +322,14 @@ function queueSection(rows: QueueRow[], notes: string[]): Section {
 function queueNotes(rows: QueueRow[]): string[] {
 	const limits = LIMITS.map((limit) => {
 		const row = rows.find((r) => r.limit === limit);
-		const evenlySpacedS = row ? ((row.leads - 1) * LIMIT.windowMs) / limit / 1000 : NaN;
+		const evenlySpacedS = row ? ((row.leads - 1) * WINDOW_MS) / limit / 1000 : NaN;
 		const best = row ? row.fastestMs / 1000 / evenlySpacedS : NaN;
 		return { limit, evenlySpacedS, best };
 	});
 	const list = (values: string[]) => values.join(' and ');
 	return [
 		`n8n ${N8N_VERSION} in queue mode: Postgres and Redis as child processes on 127.0.0.1, one \`n8n start\` receiving the production webhook, N \`n8n worker\` processes (concurrency 1, so executions started together run on different workers) sharing one user folder with the package installed from its tarball. One run per row; each row uses a fresh key and a fresh server limiter (${ALGORITHM})${SAME_KEY ? ', except that each "one busy" row runs a window after the "all busy" row above it, on the same key' : ''}.`,
-		`Two limits, both in ${LIMIT.windowMs / 1000} s windows so that a row takes a minute: 10 per window is the API's 60 per minute with time shrunk 6 times, which also makes a worker's share 3 to 5 requests per window, so one step of the budget is a whole request; 60 per window keeps the real minute's 60 requests per window (the granularity the budget meets against the real API) with time shrunk 6 times.`,
+		`Two limits, both in ${WINDOW_MS / 1000} s windows so that a row takes a minute: 10 per window is the API's 60 per minute with time shrunk 6 times, which also makes a worker's share 3 to 5 requests per window, so one step of the budget is a whole request; 60 per window keeps the real minute's 60 requests per window (the granularity the budget meets against the real API) with time shrunk 6 times.`,
 		"Credential Requests per Minute = the server's rate, with the hidden Rate Window Seconds = the server's window, in every execution: each worker process keeps its own budget for the key.",
 		'busy = all: one execution per worker at once, the leads split evenly; busy = one: one execution with all the leads while the other workers idle.',
 		`time: from the webhook calls until the last execution answered. fastest: when the server accepts the N-th request at the earliest, ⌊(N − 1) ÷ limit⌋ windows (each window's requests sent at once from a fresh key; on a token bucket with burst = limit, (N − burst) ÷ rate, the same here); a client spacing its requests evenly at the server's rate needs (N − 1) × window ÷ limit, ${list(limits.map((l) => `${fixed(l.evenlySpacedS, 0)} s`))} here, and reads ${list(limits.map((l) => fixed(l.best, 2)))} at best. Target: fastest ÷ time ≥ ${MIN_RATIO}, 429s ≤ ${100 * MAX_429_SHARE}% of requests, 0 lost; with headers 429s ≤ ${100 * MAX_429_SHARE_WITH_HEADERS}% (none with one worker busy).`,

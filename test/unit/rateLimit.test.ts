@@ -22,12 +22,17 @@ function whenAllowed(b: RateBudget, now: number): [Departure, number] {
 
 /**
  * Sends `count` requests one after another through the budget against the emulator's limiter,
- * answered 5 ms after they leave; a 429 pauses the key for its Retry-After, as the transport
+ * counted there 2 ms after they leave and answered 3 ms later; a 429 pauses the key for its Retry-After, as the transport
  * does. Returns when each was accepted and how many 429s there were.
  */
 function drive(b: RateBudget, config: RateLimitConfig, count: number, start = 0) {
 	const clock = { now: start };
-	const limiter = new RateLimiter(config, () => clock.now);
+	// The same clock states epoch resets: tests of them start at an epoch time.
+	const limiter = new RateLimiter(
+		config,
+		() => clock.now,
+		() => clock.now,
+	);
 	const acceptedAt: number[] = [];
 	let rateLimited = 0;
 	while (acceptedAt.length < count) {
@@ -36,8 +41,9 @@ function drive(b: RateBudget, config: RateLimitConfig, count: number, start = 0)
 			clock.now += departure;
 			continue;
 		}
+		clock.now += 2; // on its way to the server
 		const decision = limiter.take('key');
-		clock.now += 5;
+		clock.now += 3;
 		const stated = readRateLimitHeaders(decision.headers, clock.now);
 		b.settle(departure, clock.now, { rateLimited: !decision.ok, stated });
 		if (decision.ok) acceptedAt.push(clock.now);
@@ -275,6 +281,35 @@ describe('rule 6: a server rounding its resets down', () => {
 	test('resets due by more than that (a server clock 2.5 s behind ours): a second more each time, at most 3 s', () => {
 		expect(lateness(2_500)).toEqual([1_000, 2_000, 3_000, 3_000, 3_000]);
 	});
+});
+
+describe('rule 6: a reset named as an epoch second', () => {
+	// 2027-01-15, 0.3 s into a second: a reset rounded up to the next second is up to 1 s late.
+	const epoch = 1_800_000_000_300;
+	const epochHeaders = (algorithm: RateLimitConfig['algorithm'], burst?: number) => ({
+		limit: LIMIT,
+		windowMs: WINDOW,
+		algorithm,
+		burst,
+		headers: 'x-ratelimit-epoch' as const,
+	});
+
+	test('a token bucket without burst: rules 1 and 2 decide in the second before the stated one, not the stated second', () => {
+		const run = drive(budget(), epochHeaders('token-bucket', 1), 30, epoch);
+		// The bucket's spacing (1.02 s), after one 429 to learn it; waiting out each stated second: 2 s.
+		expect(run.rateLimited).toBeLessThanOrEqual(1);
+		expect((run.endedAt - epoch) / 30).toBeLessThan(1_300);
+	});
+
+	test.each([60, 120])(
+		'a sliding log, credential at %i a minute: the next window starts when rule 1 at the stated limit frees a place',
+		(requestsPerMinute) => {
+			const run = drive(budget(requestsPerMinute), epochHeaders('sliding-log'), 3 * LIMIT, epoch);
+			expect(run.rateLimited).toBe(0);
+			// Two windows after the first, plus rule 1's 2% and the answers: not the stated second.
+			expect(run.acceptedAt[2 * LIMIT] - run.acceptedAt[0]).toBeLessThan(2 * WINDOW * 1.02 + 100);
+		},
+	);
 });
 
 test('0 requests per minute turns pacing off', () => {

@@ -28,13 +28,13 @@ describe('readRateLimitHeaders', () => {
 				{ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': epochSeconds },
 				now,
 			)[0],
-		).toMatchObject({ resetAtMs: now + 45_000 });
+		).toMatchObject({ resetAtMs: now + 45_000, wallClockReset: true });
 		expect(
 			readRateLimitHeaders(
 				{ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now + 5000) },
 				now,
-			)[0].resetAtMs,
-		).toBe(now + 5000);
+			)[0],
+		).toEqual({ remaining: 0, resetAtMs: now + 5000 });
 	});
 
 	test('RateLimit-* (earlier IETF drafts): Reset in seconds, a window in the limit', () => {

@@ -24,7 +24,8 @@ import type { StatedWindow } from './rateLimitHeaders';
  *    an older answer and is ignored, and an answer stating nothing brings back rule 1.
  * 6. A spent count whose stated reset is already due, as we read it, comes from a server
  *    rounding its resets down (or a clock behind ours): every later reset is read a second
- *    later, at most 3 s.
+ *    later, at most 3 s. A reset stated as an epoch second is only known to that second: in the
+ *    second before it, rules 1 and 2 at the lowest known limit decide.
  */
 const RULES = {
 	defaultWindowMs: 60_000,
@@ -34,8 +35,8 @@ const RULES = {
 	decrease: 0.7,
 	/** Rule 4's growth per window of successes, per window since the decrease, in share. */
 	growthPerWindowSquared: 0.25,
-	/** Rule 6: a stated reset is early by at most a second of rounding, 3 s in all. */
-	resetLateStepMs: 1000,
+	/** Rule 6: a reset stated in whole seconds is a second off at most; late by 3 s in all. */
+	secondMs: 1000,
 	resetLateAtMostMs: 3000,
 	/** How soon a waiting request looks again while an answer that decides is on its way. */
 	pollMs: 10,
@@ -62,11 +63,7 @@ export interface RateAnswer {
 	stated: StatedWindow[];
 }
 
-interface StatedCount {
-	remaining: number;
-	resetAtMs: number;
-	limit?: number;
-}
+type StatedCount = Pick<StatedWindow, 'remaining' | 'resetAtMs' | 'limit' | 'wallClockReset'>;
 
 export class RateBudget {
 	private limit = 0;
@@ -87,7 +84,7 @@ export class RateBudget {
 
 	constructor(limit: BudgetLimit) {
 		this.configure(limit);
-		this.tokens = this.burst;
+		this.tokens = this.burst; // a new key starts with its whole burst
 	}
 
 	/** Follows changes of the credential: a new limit restores the whole burst, not the share. */
@@ -101,10 +98,7 @@ export class RateBudget {
 		this.windowMs = windowMs;
 	}
 
-	/**
-	 * The longest a request waits for its turn while the key is merely busy: two windows. A
-	 * longer wait is a count the server states spent for longer (an hourly or daily quota).
-	 */
+	/** The longest wait for a turn on a busy key; longer: a stated quota (hourly, daily) is spent. */
 	get turnWaitsAtMostMs(): number {
 		return 2 * this.windowMs;
 	}
@@ -137,11 +131,20 @@ export class RateBudget {
 		this.tokens = Math.min(this.burst, this.tokens + (now - this.tokensAt) * rate);
 		this.tokensAt = now;
 
-		const wait = Math.max(
-			this.ownWindowApplies() ? this.windowWait(now, span) : 0,
-			this.statedWait(now),
+		const bucketWait = Math.max(
 			this.tokens < 1 ? Math.ceil((1 - this.tokens) / rate) : 0,
 			this.tokens >= 2 && this.inFlight > 0 ? RULES.pollMs : 0,
+		);
+		const statedLimit = Math.min(...[...this.stated.values()].map((c) => c.limit ?? Infinity));
+		// Rule 1 at the lowest limit known: the credential's, or a lower one the server states.
+		const ownWait = Math.max(
+			bucketWait,
+			this.windowWait(now, span, Math.min(this.limit, statedLimit)),
+		);
+		// Rule 5: a stated count replaces rule 1 unless the credential's limit is lower.
+		const wait = Math.max(
+			this.limit < statedLimit ? ownWait : bucketWait,
+			this.statedWait(now, ownWait),
 		);
 		if (wait > 0) return wait;
 
@@ -168,13 +171,8 @@ export class RateBudget {
 		this.pausedUntil = Math.max(this.pausedUntil, atMs);
 	}
 
-	private ownWindowApplies(): boolean {
-		const statedLimits = [...this.stated.values()].map((count) => count.limit ?? Infinity);
-		return statedLimits.length === 0 || this.limit < Math.min(...statedLimits);
-	}
-
-	private windowWait(now: number, span: number): number {
-		const allowed = Math.max(1, Math.floor(this.share * this.limit));
+	private windowWait(now: number, span: number, limit: number): number {
+		const allowed = Math.max(1, Math.floor(this.share * limit));
 		if (this.recent.length < allowed) return 0;
 		// A place frees a window after its answer; while the answer is out, look again soon.
 		const freed = this.recent.map((d) => d.answeredAt).sort((a, b) => a - b)[
@@ -183,13 +181,17 @@ export class RateBudget {
 		return freed === Infinity ? RULES.pollMs : Math.ceil(freed + span - now);
 	}
 
-	private statedWait(now: number): number {
+	/** Rules 5 and 6; `ownWait`: what rules 1 and 2 alone would wait. */
+	private statedWait(now: number, ownWait: number): number {
 		let wait = 0;
 		for (const count of this.stated.values()) {
 			if (count.remaining - this.inFlight > 0) continue;
 			// After the reset the count is unknown until an answer states it; rule 2 sends a
 			// burst one request at a time, so the first answer states it before the next leaves.
-			const resetAt = count.resetAtMs + this.resetsLateByMs;
+			let resetAt = count.resetAtMs + this.resetsLateByMs;
+			if (count.wallClockReset) {
+				resetAt = Math.min(resetAt, Math.max(resetAt - RULES.secondMs, now + ownWait));
+			}
 			if (now < resetAt) wait = Math.max(wait, Math.ceil(resetAt - now));
 		}
 		return wait;
@@ -197,10 +199,7 @@ export class RateBudget {
 
 	/** Rules 5 and 6: the latest count of each stated window. */
 	private readStated(windows: StatedWindow[], now: number): void {
-		if (windows.length === 0) {
-			this.stated.clear();
-			return;
-		}
+		if (windows.length === 0) return this.stated.clear();
 		const latest = new Map<string, StatedCount>();
 		windows.forEach((window, index) => {
 			const key = `${index}:${window.limit}:${window.windowMs}`;
@@ -209,7 +208,7 @@ export class RateBudget {
 			const olderAnswer = known && now < knownResetAt && window.remaining > known.remaining;
 			latest.set(key, olderAnswer ? known : window);
 			if (window.remaining <= 0 && window.resetAtMs + this.resetsLateByMs <= now) {
-				const later = this.resetsLateByMs + RULES.resetLateStepMs;
+				const later = this.resetsLateByMs + RULES.secondMs;
 				this.resetsLateByMs = Math.min(RULES.resetLateAtMostMs, later);
 			}
 		});
@@ -249,12 +248,8 @@ const budgetsByKeyHash = new Map<string, RateBudget>();
 
 export function budgetForKey(apiKey: string, limit: BudgetLimit): RateBudget {
 	const keyHash = createHash('sha256').update(apiKey).digest('hex');
-	let budget = budgetsByKeyHash.get(keyHash);
-	if (budget === undefined) {
-		budget = new RateBudget(limit);
-		budgetsByKeyHash.set(keyHash, budget);
-	} else {
-		budget.configure(limit);
-	}
+	const budget = budgetsByKeyHash.get(keyHash) ?? new RateBudget(limit);
+	budgetsByKeyHash.set(keyHash, budget);
+	budget.configure(limit);
 	return budget;
 }

@@ -19,6 +19,8 @@ export interface StatedWindow {
 	limit?: number;
 	/** The window's length, when stated (`w` of a policy). */
 	windowMs?: number;
+	/** Reset named a wall-clock second (epoch seconds, an HTTP date), so is known to it only. */
+	wallClockReset?: boolean;
 }
 
 type Headers = Record<string, unknown>;
@@ -42,13 +44,19 @@ function leadingNumber(text: string | undefined): number | undefined {
 	return match ? Number(match[1]) : undefined;
 }
 
-/** Reset as epoch ms: delta seconds, epoch seconds or epoch ms, or an HTTP date. */
-function resetAt(value: string | undefined, nowMs: number): number {
-	if (value !== undefined && /[a-z]/i.test(value)) return Date.parse(value);
+function secondsAsMs(text: string | undefined): number | undefined {
+	const seconds = leadingNumber(text);
+	return seconds === undefined ? undefined : seconds * 1000;
+}
+
+/** Reset as epoch ms (from delta seconds, epoch seconds or ms, or an HTTP date), and whether it
+ * named a wall-clock second (epoch seconds, an HTTP date). */
+function resetAt(value: string | undefined, nowMs: number): { atMs: number; second: boolean } {
+	if (value !== undefined && /[a-z]/i.test(value)) return { atMs: Date.parse(value), second: true };
 	const number = Number(leadingNumber(value));
-	if (number >= EPOCH_MS_FROM) return number;
-	if (number >= EPOCH_SECONDS_FROM) return number * 1000;
-	return nowMs + number * 1000;
+	if (number >= EPOCH_MS_FROM) return { atMs: number, second: false };
+	if (number >= EPOCH_SECONDS_FROM) return { atMs: number * 1000, second: true };
+	return { atMs: nowMs + number * 1000, second: false };
 }
 
 /**
@@ -74,9 +82,6 @@ function structuredList(text: string): Array<{ name: string; params: Record<stri
 	return members;
 }
 
-const numberOf = (text: string | undefined) =>
-	text === undefined ? undefined : leadingNumber(text);
-
 /** The current IETF draft: `RateLimit` (per policy, or as a dictionary) with `RateLimit-Policy`. */
 function ietfWindows(headers: Headers, nowMs: number): StatedWindow[] {
 	const state = headerText(headers, 'ratelimit');
@@ -88,25 +93,23 @@ function ietfWindows(headers: Headers, nowMs: number): StatedWindow[] {
 	// The earlier draft's dictionary: limit=60, remaining=12, reset=30.
 	const dictionary = Object.assign({}, ...members.map((m) => m.params)) as Record<string, string>;
 	if (dictionary.remaining !== undefined && dictionary.reset !== undefined) {
-		const window = dictionary.w ?? dictionary.window;
 		return [
 			{
-				remaining: Number(numberOf(dictionary.remaining)),
-				resetAtMs: nowMs + Number(numberOf(dictionary.reset)) * 1000,
-				limit: numberOf(dictionary.limit),
-				windowMs: window === undefined ? undefined : Number(numberOf(window)) * 1000,
+				remaining: Number(leadingNumber(dictionary.remaining)),
+				resetAtMs: nowMs + Number(leadingNumber(dictionary.reset)) * 1000,
+				limit: leadingNumber(dictionary.limit),
+				windowMs: secondsAsMs(dictionary.w ?? dictionary.window),
 			},
 		].filter(isUsable);
 	}
 	return members
 		.map(({ name, params }): StatedWindow => {
 			const policy = policies.get(name) ?? (policies.size === 1 ? [...policies.values()][0] : {});
-			const windowSeconds = numberOf(policy.w);
 			return {
-				remaining: Number(numberOf(params.r)),
-				resetAtMs: nowMs + Number(numberOf(params.t) ?? windowSeconds) * 1000,
-				limit: numberOf(policy.q),
-				windowMs: windowSeconds === undefined ? undefined : windowSeconds * 1000,
+				remaining: Number(leadingNumber(params.r)),
+				resetAtMs: nowMs + Number(secondsAsMs(params.t ?? policy.w)),
+				limit: leadingNumber(policy.q),
+				windowMs: secondsAsMs(policy.w),
 			};
 		})
 		.filter(isUsable);
@@ -114,14 +117,14 @@ function ietfWindows(headers: Headers, nowMs: number): StatedWindow[] {
 
 /** `X-RateLimit-*` or `RateLimit-*` (prefix ''): Limit, Remaining, Reset. */
 function classicWindow(headers: Headers, prefix: string, nowMs: number): StatedWindow[] {
-	const remaining = numberOf(headerText(headers, `${prefix}ratelimit-remaining`));
 	const limitText = headerText(headers, `${prefix}ratelimit-limit`);
-	const windowSeconds = numberOf(/;\s*w=(\d+)/.exec(limitText ?? '')?.[1]);
+	const reset = resetAt(headerText(headers, `${prefix}ratelimit-reset`), nowMs);
 	const window: StatedWindow = {
-		remaining: Number(remaining),
-		resetAtMs: resetAt(headerText(headers, `${prefix}ratelimit-reset`), nowMs),
-		limit: numberOf(limitText),
-		windowMs: windowSeconds === undefined ? undefined : windowSeconds * 1000,
+		remaining: Number(leadingNumber(headerText(headers, `${prefix}ratelimit-remaining`))),
+		resetAtMs: reset.atMs,
+		...(reset.second && { wallClockReset: true }),
+		limit: leadingNumber(limitText),
+		windowMs: secondsAsMs(/;\s*w=(\d+)/.exec(limitText ?? '')?.[1]),
 	};
 	return isUsable(window) ? [window] : [];
 }
