@@ -60,7 +60,7 @@ import { ourImportChain } from './lib/workflows';
 import { maxInAnyWindow } from './rateMetrics';
 import { LIMIT } from './rateScenarios';
 
-/** The server's window (default LIMIT's 10 s; 60 is the API's real minute, a row then takes 6). */
+/** The server's window (default 10 s, LIMIT's; 60 is the API's real minute: about 6 min a row). */
 const WINDOW_MS = Number(process.env.BENCH_QUEUE_WINDOW_S ?? LIMIT.windowMs / 1000) * 1000;
 const LIMITS = (process.env.BENCH_QUEUE_LIMITS ?? '10,60').split(',').map(Number);
 /** Six windows' worth of leads per row: 5 windows at the fastest, and splits between 2 or 3. */

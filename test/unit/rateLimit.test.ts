@@ -152,6 +152,35 @@ describe('rule 4: what a 429 teaches', () => {
 		expect(b.state.share).toBe(1);
 	});
 
+	test("after the 429 the share follows CUBIC's curve: back to the share that drew it within a window", () => {
+		const { b, now } = evenlySpaced();
+		b.settle(left(b, now + 1_100), now + 1_105, refused);
+		const shareAfter = (windows: number) => {
+			const departure = { at: now + 1_200, tokensBefore: 1, answeredAt: Infinity };
+			b.settle(departure, now + 1_105 + windows * WINDOW, ok);
+			return b.state.share;
+		};
+		// W(t) = 0.4 (t - K)³ + 1 with K = ∛(1 × 0.3 ÷ 0.4) = 0.909 windows
+		expect(shareAfter(0.25)).toBeCloseTo(0.886, 3);
+		expect(shareAfter(0.5)).toBeCloseTo(0.973, 3);
+		expect(shareAfter(1)).toBe(1);
+	});
+
+	test('a second 429 from a lower share: CUBIC climbs back to that share, W_max = 0.7', () => {
+		const { b, now } = evenlySpaced();
+		b.settle(left(b, now + 1_100), now + 1_105, refused);
+		const departure = { at: now + 1_200, tokensBefore: 1, answeredAt: Infinity };
+		b.settle(departure, now + 1_205, refused);
+		expect(b.state.share).toBeCloseTo(0.49);
+		// K = ∛(0.7 × 0.3 ÷ 0.4) = 0.807 windows after the second lesson
+		b.settle(
+			{ at: now + 1_300, tokensBefore: 1, answeredAt: Infinity },
+			now + 1_205 + 0.807 * WINDOW,
+			ok,
+		);
+		expect(b.state.share).toBeCloseTo(0.7, 3);
+	});
+
 	test('the 429 of a request sent before the last lesson teaches nothing more', () => {
 		const { b, now } = evenlySpaced();
 		const first = left(b, now + 1_100);
@@ -283,8 +312,8 @@ describe('rule 6: a server rounding its resets down', () => {
 	});
 });
 
-describe('rule 6: a reset named as an epoch second', () => {
-	// 2027-01-15, 0.3 s into a second: a reset rounded up to the next second is up to 1 s late.
+describe('rule 6: a reset rounded up to a whole second, of a count whose places are all ours', () => {
+	// Epoch seconds, 0.3 s into a second: a reset named as the next whole second is up to 1 s late.
 	const epoch = 1_800_000_000_300;
 	const epochHeaders = (algorithm: RateLimitConfig['algorithm'], burst?: number) => ({
 		limit: LIMIT,
@@ -294,11 +323,25 @@ describe('rule 6: a reset named as an epoch second', () => {
 		headers: 'x-ratelimit-epoch' as const,
 	});
 
-	test('a token bucket without burst: rules 1 and 2 decide in the second before the stated one, not the stated second', () => {
-		const run = drive(budget(), epochHeaders('token-bucket', 1), 30, epoch);
-		// The bucket's spacing (1.02 s), after one 429 to learn it; waiting out each stated second: 2 s.
-		expect(run.rateLimited).toBeLessThanOrEqual(1);
-		expect((run.endedAt - epoch) / 30).toBeLessThan(1_300);
+	/** A budget whose `ours` requests were answered at 5-14 ms, the last stating the count spent. */
+	function spentBy(ours: number, resetAtMs: number) {
+		const b = budget();
+		for (let i = 0; i < ours - 1; i++) b.settle(left(b, i), i + 5, ok);
+		b.settle(left(b, ours), 14, { rateLimited: false, stated: count(0, resetAtMs, LIMIT) });
+		return b;
+	}
+
+	test('a count some of whose places are not ours (another client): the stated reset', () => {
+		expect(ask(spentBy(LIMIT - 1, 10_900), 14)).toBe(10_900 - 14);
+	});
+
+	test('all ours: when the oldest frees (a window and 2% after its answer), never after the stated reset', () => {
+		expect(ask(spentBy(LIMIT, 10_900), 14)).toBe(5 + 10_200 - 14);
+		expect(ask(spentBy(LIMIT, 10_100), 14)).toBe(10_100 - 14);
+	});
+
+	test('all ours, the oldest freeing more than a second before the stated reset: a second before it', () => {
+		expect(ask(spentBy(LIMIT, 12_000), 14)).toBe(11_000 - 14);
 	});
 
 	test.each([60, 120])(

@@ -28,7 +28,7 @@ describe('readRateLimitHeaders', () => {
 				{ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': epochSeconds },
 				now,
 			)[0],
-		).toMatchObject({ resetAtMs: now + 45_000, wallClockReset: true });
+		).toMatchObject({ resetAtMs: now + 45_000 });
 		expect(
 			readRateLimitHeaders(
 				{ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now + 5000) },

@@ -14,27 +14,27 @@ import type { StatedWindow } from './rateLimitHeaders';
  * 3. A 429 pauses every request on the key until its Retry-After (the transport's retry policy).
  * 4. A 429 during a burst sets `burst` to what the server accepted of it; a 429 at even spacing,
  *    or while the server states its count (which shows its burst), means others share the key:
- *    share × 0.7 (the β of AWS's adaptive retry and of CUBIC), growing back as requests succeed,
- *    faster the longer since the last decrease (alone again: the whole key within about three
- *    windows); a 429 to a request sent before the last lesson teaches nothing more, and after a
- *    window with no request sent or waiting the key starts afresh.
+ *    share × 0.7, growing back as requests succeed along CUBIC's curve (RFC 9438, as in AWS's
+ *    adaptive retry), time counted in windows: back to the share that drew the 429 within about
+ *    a window, then beyond; a 429 to a request sent before the last lesson teaches nothing more,
+ *    and after a window with no request sent or waiting the key starts afresh.
  * 5. When answers state the key's count (rate-limit headers), that count replaces rule 1 unless
  *    the credential's limit is lower: no request leaves while a stated remaining, less our
  *    requests in flight, is zero, until its stated reset; a count that rises before its reset is
  *    an older answer and is ignored, and an answer stating nothing brings back rule 1.
- * 6. A spent count whose stated reset is already due, as we read it, comes from a server
- *    rounding its resets down (or a clock behind ours): every later reset is read a second
- *    later, at most 3 s. A reset stated as an epoch second is only known to that second: in the
- *    second before it, rules 1 and 2 at the lowest known limit decide.
+ * 6. Stated resets are whole seconds: a spent count whose stated reset is already due, as we
+ *    read it, comes from a server rounding down (or a clock behind ours), so every later reset
+ *    is read a second later, at most 3 s; rounded up, a reset may come in the second before the
+ *    stated one, so when every place a count holds is ours (by rule 1's reckoning), it comes
+ *    when the oldest of them frees, if that falls within that second.
  */
 const RULES = {
 	defaultWindowMs: 60_000,
 	/** Added to the window and to the bucket's spacing: timers and clocks are not exact. */
 	margin: 0.02,
-	/** Rule 4's multiplicative decrease: the β of AWS's adaptive retry mode and of CUBIC. */
+	/** Rule 4: CUBIC's β (multiplicative decrease) and C (its curve's scale, share per window³). */
 	decrease: 0.7,
-	/** Rule 4's growth per window of successes, per window since the decrease, in share. */
-	growthPerWindowSquared: 0.25,
+	cubicC: 0.4,
 	/** Rule 6: a reset stated in whole seconds is a second off at most; late by 3 s in all. */
 	secondMs: 1000,
 	resetLateAtMostMs: 3000,
@@ -63,7 +63,7 @@ export interface RateAnswer {
 	stated: StatedWindow[];
 }
 
-type StatedCount = Pick<StatedWindow, 'remaining' | 'resetAtMs' | 'limit' | 'wallClockReset'>;
+type StatedCount = Pick<StatedWindow, 'remaining' | 'resetAtMs' | 'limit'>;
 
 export class RateBudget {
 	private limit = 0;
@@ -78,9 +78,13 @@ export class RateBudget {
 	/** Until when a request of ours last wanted to leave (rule 4's window without requests). */
 	private wantedUntil = -Infinity;
 	private lastLessonAt = -Infinity;
+	/** The share that drew the last lesson's 429: CUBIC's W_max. */
+	private shareAtLesson = 1;
 	/** The counts the last answer stated, one per stated window (rule 5); empty: none stated. */
 	private stated = new Map<string, StatedCount>();
 	private resetsLateByMs = 0;
+	/** The longest wait for a turn on a busy key; longer: a stated quota (hourly, daily) is spent. */
+	turnWaitsAtMostMs = 0;
 
 	constructor(limit: BudgetLimit) {
 		this.configure(limit);
@@ -96,11 +100,7 @@ export class RateBudget {
 		}
 		this.limit = limit;
 		this.windowMs = windowMs;
-	}
-
-	/** The longest wait for a turn on a busy key; longer: a stated quota (hourly, daily) is spent. */
-	get turnWaitsAtMostMs(): number {
-		return 2 * this.windowMs;
+		this.turnWaitsAtMostMs = 2 * windowMs;
 	}
 
 	/** What this process currently allows itself, for reports and tests. */
@@ -136,16 +136,9 @@ export class RateBudget {
 			this.tokens >= 2 && this.inFlight > 0 ? RULES.pollMs : 0,
 		);
 		const statedLimit = Math.min(...[...this.stated.values()].map((c) => c.limit ?? Infinity));
-		// Rule 1 at the lowest limit known: the credential's, or a lower one the server states.
-		const ownWait = Math.max(
-			bucketWait,
-			this.windowWait(now, span, Math.min(this.limit, statedLimit)),
-		);
 		// Rule 5: a stated count replaces rule 1 unless the credential's limit is lower.
-		const wait = Math.max(
-			this.limit < statedLimit ? ownWait : bucketWait,
-			this.statedWait(now, ownWait),
-		);
+		const ownWindow = this.limit < statedLimit ? this.windowWait(now, span) : 0;
+		const wait = Math.max(bucketWait, ownWindow, this.statedWait(now));
 		if (wait > 0) return wait;
 
 		const departure = { at: now, tokensBefore: this.tokens, answeredAt: Infinity };
@@ -171,8 +164,9 @@ export class RateBudget {
 		this.pausedUntil = Math.max(this.pausedUntil, atMs);
 	}
 
-	private windowWait(now: number, span: number, limit: number): number {
-		const allowed = Math.max(1, Math.floor(this.share * limit));
+	/** Rule 1: how long until fewer than share × limit of our requests are in the window. */
+	private windowWait(now: number, span: number): number {
+		const allowed = Math.max(1, Math.floor(this.share * this.limit));
 		if (this.recent.length < allowed) return 0;
 		// A place frees a window after its answer; while the answer is out, look again soon.
 		const freed = this.recent.map((d) => d.answeredAt).sort((a, b) => a - b)[
@@ -181,17 +175,13 @@ export class RateBudget {
 		return freed === Infinity ? RULES.pollMs : Math.ceil(freed + span - now);
 	}
 
-	/** Rules 5 and 6; `ownWait`: what rules 1 and 2 alone would wait. */
-	private statedWait(now: number, ownWait: number): number {
+	private statedWait(now: number): number {
 		let wait = 0;
 		for (const count of this.stated.values()) {
 			if (count.remaining - this.inFlight > 0) continue;
 			// After the reset the count is unknown until an answer states it; rule 2 sends a
 			// burst one request at a time, so the first answer states it before the next leaves.
-			let resetAt = count.resetAtMs + this.resetsLateByMs;
-			if (count.wallClockReset) {
-				resetAt = Math.min(resetAt, Math.max(resetAt - RULES.secondMs, now + ownWait));
-			}
+			const resetAt = count.resetAtMs + this.resetsLateByMs;
 			if (now < resetAt) wait = Math.max(wait, Math.ceil(resetAt - now));
 		}
 		return wait;
@@ -206,13 +196,24 @@ export class RateBudget {
 			const known = this.stated.get(key);
 			const knownResetAt = (known?.resetAtMs ?? 0) + this.resetsLateByMs;
 			const olderAnswer = known && now < knownResetAt && window.remaining > known.remaining;
-			latest.set(key, olderAnswer ? known : window);
+			latest.set(key, olderAnswer ? known : this.withOwnReset(window));
 			if (window.remaining <= 0 && window.resetAtMs + this.resetsLateByMs <= now) {
 				const later = this.resetsLateByMs + RULES.secondMs;
 				this.resetsLateByMs = Math.min(RULES.resetLateAtMostMs, later);
 			}
 		});
 		this.stated = latest;
+	}
+
+	/** Rule 6: a count whose places are all ours resets when the oldest frees, at most 1 s early. */
+	private withOwnReset(window: StatedWindow): StatedWindow {
+		const counted = (window.limit ?? Infinity) - window.remaining;
+		const answers = this.recent.map((d) => d.answeredAt).filter((at) => at !== Infinity);
+		const oldestCounted = answers.sort((a, b) => b - a)[counted - 1];
+		if (oldestCounted === undefined) return window; // not every place it counts is ours
+		const freesAt = oldestCounted + this.windowMs * (1 + RULES.margin); // as in rule 1
+		const earliest = window.resetAtMs - RULES.secondMs; // a reset rounded up to a whole second
+		return { ...window, resetAtMs: Math.min(window.resetAtMs, Math.max(earliest, freesAt)) };
 	}
 
 	/** Rule 4, when refused. */
@@ -225,18 +226,19 @@ export class RateBudget {
 			this.burst = Math.max(1, Math.round(this.burst - departure.tokensBefore));
 		} else {
 			// Never below one request per window: rule 1 allows that much anyway.
+			this.shareAtLesson = this.share;
 			this.share = Math.max(1 / this.limit, this.share * RULES.decrease);
 		}
 		this.tokens = 0;
 		this.tokensAt = now;
 	}
 
-	/** Rule 4, when accepted: slowly near the share that drew the 429, faster the longer none comes. */
+	/** Rule 4, when accepted: CUBIC, W(t) = C (t - K)³ + W_max, with W(0) the decreased share. */
 	private grow(now: number): void {
-		const perWindow = Math.max(1, this.share * this.limit);
-		const windowsSinceLesson = (now - this.lastLessonAt) / this.windowMs;
-		const growth = RULES.growthPerWindowSquared * windowsSinceLesson;
-		this.share = Math.min(1, this.share + growth / perWindow);
+		const windows = (now - this.lastLessonAt) / this.windowMs;
+		const k = Math.cbrt((this.shareAtLesson * (1 - RULES.decrease)) / RULES.cubicC);
+		const cubic = this.shareAtLesson + RULES.cubicC * (windows - k) ** 3;
+		this.share = Math.min(1, Math.max(this.share, cubic));
 	}
 }
 

@@ -19,8 +19,6 @@ export interface StatedWindow {
 	limit?: number;
 	/** The window's length, when stated (`w` of a policy). */
 	windowMs?: number;
-	/** Reset named a wall-clock second (epoch seconds, an HTTP date), so is known to it only. */
-	wallClockReset?: boolean;
 }
 
 type Headers = Record<string, unknown>;
@@ -49,14 +47,13 @@ function secondsAsMs(text: string | undefined): number | undefined {
 	return seconds === undefined ? undefined : seconds * 1000;
 }
 
-/** Reset as epoch ms (from delta seconds, epoch seconds or ms, or an HTTP date), and whether it
- * named a wall-clock second (epoch seconds, an HTTP date). */
-function resetAt(value: string | undefined, nowMs: number): { atMs: number; second: boolean } {
-	if (value !== undefined && /[a-z]/i.test(value)) return { atMs: Date.parse(value), second: true };
+/** Reset as epoch ms: delta seconds, epoch seconds or epoch ms, or an HTTP date. */
+function resetAt(value: string | undefined, nowMs: number): number {
+	if (value !== undefined && /[a-z]/i.test(value)) return Date.parse(value);
 	const number = Number(leadingNumber(value));
-	if (number >= EPOCH_MS_FROM) return { atMs: number, second: false };
-	if (number >= EPOCH_SECONDS_FROM) return { atMs: number * 1000, second: true };
-	return { atMs: nowMs + number * 1000, second: false };
+	if (number >= EPOCH_MS_FROM) return number;
+	if (number >= EPOCH_SECONDS_FROM) return number * 1000;
+	return nowMs + number * 1000;
 }
 
 /**
@@ -90,7 +87,6 @@ function ietfWindows(headers: Headers, nowMs: number): StatedWindow[] {
 	const policies = new Map(
 		structuredList(headerText(headers, 'ratelimit-policy') ?? '').map((p) => [p.name, p.params]),
 	);
-	// The earlier draft's dictionary: limit=60, remaining=12, reset=30.
 	const dictionary = Object.assign({}, ...members.map((m) => m.params)) as Record<string, string>;
 	if (dictionary.remaining !== undefined && dictionary.reset !== undefined) {
 		return [
@@ -118,11 +114,9 @@ function ietfWindows(headers: Headers, nowMs: number): StatedWindow[] {
 /** `X-RateLimit-*` or `RateLimit-*` (prefix ''): Limit, Remaining, Reset. */
 function classicWindow(headers: Headers, prefix: string, nowMs: number): StatedWindow[] {
 	const limitText = headerText(headers, `${prefix}ratelimit-limit`);
-	const reset = resetAt(headerText(headers, `${prefix}ratelimit-reset`), nowMs);
 	const window: StatedWindow = {
 		remaining: Number(leadingNumber(headerText(headers, `${prefix}ratelimit-remaining`))),
-		resetAtMs: reset.atMs,
-		...(reset.second && { wallClockReset: true }),
+		resetAtMs: resetAt(headerText(headers, `${prefix}ratelimit-reset`), nowMs),
 		limit: leadingNumber(limitText),
 		windowMs: secondsAsMs(/;\s*w=(\d+)/.exec(limitText ?? '')?.[1]),
 	};
