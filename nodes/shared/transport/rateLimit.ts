@@ -225,8 +225,8 @@ export class RateBudget {
 		if (departure.tokensBefore >= 2 && this.stated.size === 0) {
 			this.burst = Math.max(1, Math.round(this.burst - departure.tokensBefore));
 		} else {
-			// Never below one request per window: rule 1 allows that much anyway.
 			this.shareAtLesson = this.share;
+			// Never below one request per window: rule 1 allows that much anyway.
 			this.share = Math.max(1 / this.limit, this.share * RULES.decrease);
 		}
 		this.tokens = 0;
