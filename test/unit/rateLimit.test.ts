@@ -22,8 +22,8 @@ function whenAllowed(b: RateBudget, now: number): [Departure, number] {
 
 /**
  * Sends `count` requests one after another through the budget against the emulator's limiter,
- * counted there 2 ms after they leave and answered 3 ms later; a 429 pauses the key for its Retry-After, as the transport
- * does. Returns when each was accepted and how many 429s there were.
+ * counted there 2 ms after they leave and answered 3 ms later; a 429 pauses the key for its
+ * Retry-After, as the transport does. Returns when each was accepted and how many 429s there were.
  */
 function drive(b: RateBudget, config: RateLimitConfig, count: number, start = 0) {
 	const clock = { now: start };
@@ -315,13 +315,12 @@ describe('rule 6: a server rounding its resets down', () => {
 describe('rule 6: a reset rounded up to a whole second, of a count whose places are all ours', () => {
 	// Epoch seconds, 0.3 s into a second: a reset named as the next whole second is up to 1 s late.
 	const epoch = 1_800_000_000_300;
-	const epochHeaders = (algorithm: RateLimitConfig['algorithm'], burst?: number) => ({
+	const slidingLogStatingEpochResets: RateLimitConfig = {
 		limit: LIMIT,
 		windowMs: WINDOW,
-		algorithm,
-		burst,
-		headers: 'x-ratelimit-epoch' as const,
-	});
+		algorithm: 'sliding-log',
+		headers: 'x-ratelimit-epoch',
+	};
 
 	/** A budget whose `ours` requests were answered at 5-14 ms, the last stating the count spent. */
 	function spentBy(ours: number, resetAtMs: number) {
@@ -347,7 +346,7 @@ describe('rule 6: a reset rounded up to a whole second, of a count whose places 
 	test.each([60, 120])(
 		'a sliding log, credential at %i a minute: the next window starts when rule 1 at the stated limit frees a place',
 		(requestsPerMinute) => {
-			const run = drive(budget(requestsPerMinute), epochHeaders('sliding-log'), 3 * LIMIT, epoch);
+			const run = drive(budget(requestsPerMinute), slidingLogStatingEpochResets, 3 * LIMIT, epoch);
 			expect(run.rateLimited).toBe(0);
 			// Two windows after the first, plus rule 1's 2% and the answers: not the stated second.
 			expect(run.acceptedAt[2 * LIMIT] - run.acceptedAt[0]).toBeLessThan(2 * WINDOW * 1.02 + 100);

@@ -83,8 +83,6 @@ export class RateBudget {
 	/** The counts the last answer stated, one per stated window (rule 5); empty: none stated. */
 	private stated = new Map<string, StatedCount>();
 	private resetsLateByMs = 0;
-	/** The longest wait for a turn on a busy key; longer: a stated quota (hourly, daily) is spent. */
-	turnWaitsAtMostMs = 0;
 
 	constructor(limit: BudgetLimit) {
 		this.configure(limit);
@@ -100,7 +98,11 @@ export class RateBudget {
 		}
 		this.limit = limit;
 		this.windowMs = windowMs;
-		this.turnWaitsAtMostMs = 2 * windowMs;
+	}
+
+	/** The longest wait for a turn on a busy key; longer: a stated quota (hourly, daily) is spent. */
+	get turnWaitsAtMostMs(): number {
+		return 2 * this.windowMs;
 	}
 
 	/** What this process currently allows itself, for reports and tests. */
