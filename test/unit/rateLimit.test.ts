@@ -138,6 +138,24 @@ describe('rule 4: what a 429 teaches', () => {
 		expect(b.state).toMatchObject({ share: 0.7, burst: LIMIT });
 	});
 
+	test('once a 429 at even spacing shows others share the key, the bucket holds share × limit, whatever a refused burst taught', () => {
+		const b = budget();
+		for (let i = 0; i < 3; i++) b.settle(left(b, 5 * i), 5 * i + 5, ok);
+		b.settle(left(b, 15), 20, refused);
+		const [evenlySpaced, sentAt] = whenAllowed(b, 20);
+		b.settle(evenlySpaced, sentAt + 5, refused);
+		expect(b.state).toMatchObject({ burst: 3, share: 0.7 });
+		// Still busy half a window later, then a window after the lesson: how many leave at once?
+		const [busy, busyAt] = whenAllowed(b, sentAt + WINDOW / 2);
+		b.settle(busy, busyAt + 5, ok);
+		let now = sentAt + WINDOW * 1.05;
+		let atOnce = 0;
+		for (let d = ask(b, now); typeof d === 'object'; d = ask(b, now), atOnce++) {
+			b.settle(d, (now += 5), ok);
+		}
+		expect(atOnce).toBeGreaterThanOrEqual(0.7 * LIMIT);
+	});
+
 	test('a 429 at even spacing multiplies the share by 0.7; successes bring it back to 1', () => {
 		const { b, now } = evenlySpaced();
 		b.settle(left(b, now + 1_100), now + 1_105, refused);

@@ -17,7 +17,8 @@ import type { StatedWindow } from './rateLimitHeaders';
  *    share × 0.7, growing back as requests succeed along CUBIC's curve (RFC 9438, as in AWS's
  *    adaptive retry), time counted in windows: back to the share that drew the 429 within about
  *    a window, then beyond; a 429 to a request sent before the last lesson teaches nothing more,
- *    and after a window with no request sent or waiting the key starts afresh.
+ *    and after a window with no request sent or waiting the key starts afresh. On a key shown
+ *    shared, a refused burst may be the others' doing, so `burst` is at least share × limit.
  * 5. When answers state the key's count (rate-limit headers), that count replaces rule 1 unless
  *    the credential's limit is lower: no request leaves while a stated remaining, less our
  *    requests in flight, is zero, until its stated reset; a count that rises before its reset is
@@ -78,6 +79,7 @@ export class RateBudget {
 	/** Until when a request of ours last wanted to leave (rule 4's window without requests). */
 	private wantedUntil = -Infinity;
 	private lastLessonAt = -Infinity;
+	private othersShareKey = false;
 	/** The share that drew the last lesson's 429: CUBIC's W_max. */
 	private shareAtLesson = 1;
 	/** The counts the last answer stated, one per stated window (rule 5); empty: none stated. */
@@ -128,9 +130,10 @@ export class RateBudget {
 		const span = this.windowMs * (1 + RULES.margin);
 		this.recent = this.recent.filter((d) => d.answeredAt === Infinity || d.answeredAt + span > now);
 		const idle = this.recent.length === 0 && now - this.wantedUntil >= span;
-		if (idle) [this.burst, this.share] = [this.limit, 1];
+		if (idle) [this.burst, this.share, this.othersShareKey] = [this.limit, 1, false];
 		const rate = (this.share * this.limit) / span;
-		this.tokens = Math.min(this.burst, this.tokens + (now - this.tokensAt) * rate);
+		const burst = Math.max(this.burst, this.othersShareKey ? this.share * this.limit : 0);
+		this.tokens = Math.min(burst, this.tokens + (now - this.tokensAt) * rate);
 		this.tokensAt = now;
 
 		const bucketWait = Math.max(
@@ -228,6 +231,7 @@ export class RateBudget {
 			this.burst = Math.max(1, Math.round(this.burst - departure.tokensBefore));
 		} else {
 			this.shareAtLesson = this.share;
+			this.othersShareKey = true;
 			// Never below one request per window: rule 1 allows that much anyway.
 			this.share = Math.max(1 / this.limit, this.share * RULES.decrease);
 		}
