@@ -138,14 +138,13 @@ describe('rule 4: what a 429 teaches', () => {
 		expect(b.state).toMatchObject({ share: 0.7, burst: LIMIT });
 	});
 
-	test('once a 429 at even spacing shows others share the key, the bucket holds share × limit, whatever a refused burst taught', () => {
-		const b = budget();
-		for (let i = 0; i < 3; i++) b.settle(left(b, 5 * i), 5 * i + 5, ok);
-		b.settle(left(b, 15), 20, refused);
-		const [evenlySpaced, sentAt] = whenAllowed(b, 20);
-		b.settle(evenlySpaced, sentAt + 5, refused);
-		expect(b.state).toMatchObject({ burst: 3, share: 0.7 });
-		// Still busy half a window later, then a window after the lesson: how many leave at once?
+	/** A burst refused after 3 from `start`; then, with `sharedAfter`, a 429 at even spacing. */
+	function burstLesson(b: RateBudget, start: number, sharedAfter: boolean) {
+		for (let i = 0; i < 3; i++) b.settle(left(b, start + 5 * i), start + 5 * i + 5, ok);
+		b.settle(left(b, start + 15), start + 20, refused);
+		const [next, sentAt] = whenAllowed(b, start + 20);
+		b.settle(next, sentAt + 5, sharedAfter ? refused : ok);
+		// Still busy half a window later; a window after the lesson, how many leave at once?
 		const [busy, busyAt] = whenAllowed(b, sentAt + WINDOW / 2);
 		b.settle(busy, busyAt + 5, ok);
 		let now = sentAt + WINDOW * 1.05;
@@ -153,7 +152,20 @@ describe('rule 4: what a 429 teaches', () => {
 		for (let d = ask(b, now); typeof d === 'object'; d = ask(b, now), atOnce++) {
 			b.settle(d, (now += 5), ok);
 		}
-		expect(atOnce).toBeGreaterThanOrEqual(0.7 * LIMIT);
+		return { atOnce, endedAt: now };
+	}
+
+	test('once a 429 at even spacing shows others share the key, the bucket holds share × limit, whatever a refused burst taught', () => {
+		const b = budget();
+		expect(burstLesson(b, 0, true).atOnce).toBeGreaterThanOrEqual(0.7 * LIMIT);
+		expect(b.state).toMatchObject({ burst: 3 });
+	});
+
+	test('a key starting afresh forgets that others shared it: a refused burst teaches again', () => {
+		const b = budget();
+		const { endedAt } = burstLesson(b, 0, true);
+		const afresh = endedAt + 2 * WINDOW;
+		expect(burstLesson(b, afresh, false).atOnce).toBeLessThanOrEqual(4);
 	});
 
 	test('a 429 at even spacing multiplies the share by 0.7; successes bring it back to 1', () => {
