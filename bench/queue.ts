@@ -20,6 +20,8 @@
  *   BENCH_QUEUE_RESET_ROUNDING=down  how the server rounds the headers' Reset to whole
  *                           seconds (default up; any ResetRounding of the emulator)
  *   BENCH_QUEUE_WINDOW_S=60 the server's window in seconds (default 10; 60 is the API's real minute)
+ *   BENCH_QUEUE_WINDOWS=4   windows' worth of leads per row (default 6; 4 at 60 s windows, 20 for
+ *                           long runs at 10 s)
  *   BENCH_QUEUE_WRITE=0     print the tables only, leaving BENCHMARKS.md alone
  *   BENCH_PACKAGE_DIR=<dir> install another build of the package (before/after comparisons)
  *   BENCH_QUEUE_LOG=<dir>   write each row's requests to <dir>/<row>.json: ms after the first,
