@@ -24,7 +24,7 @@ describe.each(RATE_LIMIT_HEADER_STYLES)('Rate-limit headers: %s', (headers) => {
 			.map((request) => request.at);
 	const rateLimited = () => emulator().requests.filter((request) => request.status === 429);
 
-	// Rounded to the nearest second: test/unit/rateLimit.test.ts.
+	// Rounded to the nearest second: test/unit/rateLimitStated.test.ts.
 	test.each(['up', 'down'] as const)(
 		'a token bucket with burst = limit, resets rounded %s: no 429, and its refill spent as it comes',
 		async (resetRounding) => {

@@ -12,13 +12,14 @@ import type { StatedWindow } from './rateLimitHeaders';
  *    (at first the whole limit); while faster than that even spacing, one request is in flight
  *    at a time, so a server that allows no burst refuses just one.
  * 3. A 429 pauses every request on the key until its Retry-After (the transport's retry policy).
- * 4. A 429 during a burst sets `burst` to what the server accepted of it; a 429 at even spacing,
- *    or while the server states its count (which shows its burst), means others share the key:
- *    share × 0.7, growing back as requests succeed along CUBIC's curve (RFC 9438, as in AWS's
- *    adaptive retry), time counted in windows: back to the share that drew the 429 within about
- *    a window, then beyond; a 429 to a request sent before the last lesson teaches nothing more,
- *    and after a window with no request sent or waiting the key starts afresh. On a key shown
- *    shared, a refused burst may be the others' doing, so `burst` is at least share × limit.
+ * 4. A 429 while rule 5 holds the key teaches nothing: the stated count holds us until its reset.
+ *    Any other 429 in a burst sets `burst` to what the server accepted of it; one at even spacing,
+ *    or despite stated room, means others share the key (or an unstated limit): share × 0.7,
+ *    growing back as requests succeed along CUBIC's curve (RFC 9438, as in AWS's adaptive retry),
+ *    time counted in windows: back to the share that drew the 429 within about a window, then
+ *    beyond; a 429 to a request sent before the last lesson teaches nothing more, and after a
+ *    window with no request sent or waiting the key starts afresh. On a key shown shared, a
+ *    refused burst may be the others' doing, so `burst` is at least share × limit.
  * 5. When answers state the key's count (rate-limit headers), that count replaces rule 1 unless
  *    the credential's limit is lower: no request leaves while a stated remaining, less our
  *    requests in flight, is zero, until its stated reset; a count that rises before its reset is
@@ -107,10 +108,9 @@ export class RateBudget {
 		return 2 * this.windowMs;
 	}
 
-	/** What this process currently allows itself, for reports and tests. */
+	/** What this process currently allows itself, for tests. */
 	get state() {
-		const { share, burst, limit, resetsLateByMs } = this;
-		return { share, burst, limit, resetsLateByMs, statesCount: this.stated.size > 0 };
+		return { share: this.share, burst: this.burst, resetsLateByMs: this.resetsLateByMs };
 	}
 
 	/**
@@ -225,7 +225,7 @@ export class RateBudget {
 	private learnFrom429(departure: Departure, now: number): void {
 		// Refused, so not counted by the server: it holds no place in our window either.
 		this.recent = this.recent.filter((d) => d !== departure);
-		if (departure.at <= this.lastLessonAt) return;
+		if (departure.at <= this.lastLessonAt || this.statedWait(now) > 0) return;
 		this.lastLessonAt = now;
 		if (departure.tokensBefore >= 2 && this.stated.size === 0) {
 			this.burst = Math.max(1, Math.round(this.burst - departure.tokensBefore));
