@@ -242,9 +242,15 @@ export function outputItems(
 	return storedOutput(execution, nodeName, outputIndex);
 }
 
-/** Call ids the trigger emitted in an execution, in emitting order. */
+/**
+ * Call ids the trigger emitted in an execution, in emitting order. An execution n8n was killed in
+ * is recovered at start-up with a placeholder item per node (`isArtificialRecoveredEventItem`,
+ * n8n's ExecutionRecoveryService): nothing the trigger emitted.
+ */
 export const emittedIds = (execution: StoredExecution): string[] =>
-	outputItems(execution).map((item) => String(item.json.id));
+	outputItems(execution)
+		.filter((item) => item.json.isArtificialRecoveredEventItem !== true)
+		.map((item) => String(item.json.id));
 
 /** Ids in the order the trigger emits them, oldest first (addCalls returns newest first). */
 export const oldestFirst = (calls: CallRecord[]): string[] =>
