@@ -23,7 +23,7 @@ import { NodeHelpers, Workflow } from 'n8n-workflow';
 import { PollContext } from 'n8n-core';
 
 import { LeadCallAccessTrigger } from '../../nodes/LeadCallAccessTrigger/LeadCallAccessTrigger.node';
-import type { Emulator, EmulatorOptions } from '../emulator';
+import type { CallRecord, Emulator, EmulatorOptions, RecordedRequest } from '../emulator';
 import { DEMO_KEYS, startEmulator } from '../emulator';
 import type { TestCredentials } from './harness';
 import { NO_SCHEDULED_POLLS } from '../workflows';
@@ -148,4 +148,28 @@ export class TriggerUnderTest {
 	restartAfterKill(): void {
 		this.workflow = this.build(this.saved);
 	}
+}
+
+/** Ids in the order the trigger emits them, oldest first (the emulator lists newest first). */
+export const idsOldestFirst = (calls: CallRecord[]) => calls.map((call) => call.id).reverse();
+
+export const listRequests = (emulator: Emulator) =>
+	emulator.requests.filter((request) => request.path === '/v1/calls');
+
+/**
+ * Runs `fn` when the API receives a request, before it is answered: the emulator logs each
+ * request on arrival, so wrapping the log's push sees it synchronously.
+ */
+export function onApiRequest(
+	emulator: Emulator,
+	fn: (request: RecordedRequest, index: number) => void,
+) {
+	const log = emulator.requests;
+	const push = log.push.bind(log);
+	let index = 0;
+	log.push = (...records: RecordedRequest[]) => {
+		const length = push(...records);
+		for (const record of records) fn(record, index++);
+		return length;
+	};
 }

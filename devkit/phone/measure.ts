@@ -5,6 +5,8 @@
  * and over random digits after random prefixes (the same 20,000 each time: a fixed seed; set
  * PHONE_RANDOM_RUNS for more). Then the same with Validate Phone off, where "wrong" is anything
  * sent that the library reads differently (a number it finds invalid is the library's reading).
+ * Each run also counts the inputs the library reads as two valid numbers (the node must refuse
+ * them, issue 42) and how many of those the node refused.
  * Given another version's nodes/LeadCallAccess/helpers/phone.ts (e.g. from `git show`), measures
  * that one instead: versions before 0.3.0 took a calling code only (normalizeCountryCode).
  */
@@ -50,7 +52,10 @@ for (const validate of [true, false]) {
 	const verdicts = examples.map((written) => judge(normalise, written));
 	// Validate Phone off promises the library's reading, not a valid number.
 	const outcome = (verdict: Verdict) =>
-		validate || verdict.sent === undefined || verdict.sent !== verdict.library.e164
+		validate ||
+		verdict.sent === undefined ||
+		verdict.sent !== verdict.library.e164 ||
+		verdict.twoWays
 			? verdict
 			: { ...verdict, outcome: 'right' as const };
 	const judged = verdicts.map(outcome);
@@ -65,6 +70,11 @@ for (const validate of [true, false]) {
 	if (validate)
 		for (const [form, group] of byForm) console.log(`${form}: ${JSON.stringify(tally(group))}`);
 	console.log(`random: ${JSON.stringify(tally(randomVerdicts))} of ${randomVerdicts.length}`);
+	for (const [name, group] of Object.entries({ examples: judged, random: randomVerdicts })) {
+		const twoWays = group.filter((verdict) => verdict.twoWays);
+		const refused = twoWays.filter((verdict) => verdict.sent === undefined).length;
+		console.log(`${name} read two ways: ${twoWays.length} of ${group.length}, refused ${refused}`);
+	}
 	const wrong = [...judged, ...randomVerdicts].filter((verdict) => verdict.outcome === 'wrong');
 	for (const verdict of wrong.slice(0, Number(process.env.SHOW ?? 10))) {
 		console.log(

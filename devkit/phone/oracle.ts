@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import type { CountryCode } from 'libphonenumber-js';
 // The full ("max") metadata: it reads numbers as the default "min" one does, but judges validity by
 // every number type of every country (min finds +49 12032024, from "12/03/2024", valid; max does not).
-import { parsePhoneNumber } from 'libphonenumber-js/max';
+import { getCountryCallingCode, parsePhoneNumber } from 'libphonenumber-js/max';
 import examples from 'libphonenumber-js/examples.mobile.json';
 import libraryMetadata from 'libphonenumber-js/metadata.max.json';
 
@@ -55,6 +55,28 @@ export function libraryReading(text: string, defaultCountry?: CountryCode): Libr
 	} catch {
 		return { possible: false, valid: false };
 	}
+}
+
+/**
+ * The two numbers the library reads in `text` when it reads two valid ways with this default
+ * country: written without +, its digits start with the country's own calling code, and both
+ * the text read with the default country (what parsePhoneNumber gives) and the text with + before
+ * its digits (the calling code, then the national number) are valid, different numbers. The node
+ * refuses those (issue 42: a German mobile kept as 4915123456789). Undefined: one reading or none.
+ */
+export function libraryReadsTwoWays(
+	text: string,
+	defaultCountry?: CountryCode,
+): string[] | undefined {
+	if (!defaultCountry || /[+\uff0b]/.test(text)) return undefined;
+	const national = libraryReading(text, defaultCountry);
+	const withPlus = text.replace(/\p{Nd}/u, '+$&');
+	const international = libraryReading(withPlus);
+	const ownCode = `+${getCountryCallingCode(defaultCountry)}`;
+	const both = national.valid && international.valid;
+	return both && national.e164 !== international.e164 && international.e164!.startsWith(ownCode)
+		? [national.e164!, international.e164!]
+		: undefined;
 }
 
 /**
@@ -129,6 +151,8 @@ export function writtenNumbers(): WrittenNumber[] {
 		add(country, 'national', national, [country, callingCode, '']);
 		add(country, 'international', international, [country, '']);
 		add(country, '00', `00 ${digits}`, [country, '']);
+		// As a spreadsheet keeps an international number without its + (issue 42).
+		add(country, 'digits without +', digits.replace(/\D/g, ''), [country]);
 		add(country, '+ (0)', international.replace(/^(\+\d+)\s/, '$1 (0)'), [country, '']);
 		const prefix = internationalPrefix(country);
 		if (prefix) {
@@ -145,14 +169,28 @@ export function writtenNumbers(): WrittenNumber[] {
 
 /**
  * Random digits after the prefixes that change a reading (national prefixes 0, 8, 06, 1, 15;
- * international 00, 011; +calling code; non-geographic +800...), with the country's two-letter
- * code, its calling code or nothing as Default Country.
+ * international 00, 011; +calling code; the calling code without +; non-geographic +800...),
+ * with the country's two-letter code, its calling code or nothing as Default Country.
  */
 export const randomWrittenNumber: fc.Arbitrary<WrittenNumber> = fc
 	.record({
 		country: fc.constantFrom(...EXAMPLE_COUNTRIES),
 		digits: fc.stringMatching(/^\d{3,16}$/),
-		prefix: fc.constantFrom('', '0', '8', '06', '1', '15', '00', '011', '+', '9', '01', '+ng'),
+		prefix: fc.constantFrom(
+			'',
+			'0',
+			'8',
+			'06',
+			'1',
+			'15',
+			'00',
+			'011',
+			'+',
+			'cc',
+			'9',
+			'01',
+			'+ng',
+		),
 		nonGeographic: fc.constantFrom(...NON_GEOGRAPHIC_CALLING_CODES),
 		defaultCountry: fc.constantFrom('country', 'calling code', 'none'),
 	})
@@ -163,7 +201,7 @@ export const randomWrittenNumber: fc.Arbitrary<WrittenNumber> = fc
 				? `+${callingCode}${digits}`
 				: prefix === '+ng'
 					? `+${nonGeographic}${digits}`
-					: `${prefix}${digits}`;
+					: `${prefix === 'cc' ? callingCode : prefix}${digits}`;
 		const setting = { country, 'calling code': callingCode, none: '' }[defaultCountry];
 		return { text, defaultCountry: setting, country, form: 'random' };
 	});
@@ -174,25 +212,29 @@ export type Normaliser = (text: string, defaultCountry: string) => string | unde
 export interface Verdict extends WrittenNumber {
 	sent?: string;
 	library: LibraryReading;
+	/** The two valid numbers the library reads in the text, when it reads two: the node must refuse it. */
+	twoWays?: string[];
 	outcome: 'right' | 'refused' | 'wrong';
 }
 
 /**
  * Right: sends the number the library reads, and the library finds it possible and valid.
- * Refused: sends nothing. Wrong: sends anything else. A Default Country the library cannot resolve means the
- * library reads the number without one.
+ * Refused: sends nothing. Wrong: sends anything else, or anything at all where the library reads
+ * two valid numbers. A Default Country the library cannot resolve means the library reads the
+ * number without one.
  */
 export function judge(normalise: Normaliser, written: WrittenNumber): Verdict {
 	const country = libraryCountry(written.defaultCountry) ?? undefined;
 	const library = libraryReading(written.text, country);
+	const twoWays = libraryReadsTwoWays(written.text, country);
 	const sent = normalise(written.text, written.defaultCountry);
 	const outcome =
 		sent === undefined
 			? 'refused'
-			: sent === library.e164 && library.possible && library.valid
+			: !twoWays && sent === library.e164 && library.possible && library.valid
 				? 'right'
 				: 'wrong';
-	return { ...written, sent, library, outcome };
+	return { ...written, sent, library, outcome, ...(twoWays && { twoWays }) };
 }
 
 export function tally(verdicts: Verdict[]): Record<Verdict['outcome'], number> {

@@ -11,7 +11,11 @@ import { CREDENTIAL_TEST, testCredential } from '../shared/credentialCheck';
 import { queryParametersField } from '../shared/options/queryParameters';
 import { optionsCollection } from '../shared/options/requestOptions';
 import { pollCalls } from './poll';
-import { DEFAULT_CALLS_PER_EXECUTION, DEFAULT_RECORDING_WAIT_MINUTES } from './settings';
+import {
+	DEFAULT_CALLS_PER_EXECUTION,
+	DEFAULT_PROCESSING_LIMIT_HOURS,
+	DEFAULT_RECORDING_WAIT_MINUTES,
+} from './settings';
 
 const triggerOptions: INodeProperties[] = [
 	{
@@ -22,6 +26,14 @@ const triggerOptions: INodeProperties[] = [
 		default: DEFAULT_CALLS_PER_EXECUTION,
 		description:
 			'How many new calls each execution gets. A check takes every new call, one execution after another.',
+	},
+	{
+		displayName: 'Add Summary Item',
+		name: 'summaryItem',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to end each check that brought calls with one more item counting them (summary: true; calls delivered, with a file, missed, still processing, held for later), for a morning message',
 	},
 	{
 		displayName: 'Calls Since',
@@ -62,6 +74,16 @@ const triggerOptions: INodeProperties[] = [
 		description:
 			'The order in which the service lists calls. Detect works it out; set it when the calls carry no time and the trigger asks for it.',
 	},
+	{
+		displayName: 'Give Up on Processing After (Hours)',
+		name: 'processingLimitHours',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 2 },
+		default: DEFAULT_PROCESSING_LIMIT_HOURS,
+		displayOptions: { show: { '/downloadRecording': [true] } },
+		description:
+			'How long a call waits for a recording the service says is still being processed, asked again at each check. After that it comes without a file, with recordingStatus "processing".',
+	},
 	queryParametersField,
 	{
 		displayName: 'Wait for Recording (Minutes)',
@@ -71,7 +93,7 @@ const triggerOptions: INodeProperties[] = [
 		default: DEFAULT_RECORDING_WAIT_MINUTES,
 		displayOptions: { show: { '/downloadRecording': [true] } },
 		description:
-			'How long a new call may wait for its recording. After that it comes without a file and with recordingMissing set to true (missed calls never have one). 0: do not wait.',
+			'How long a check waits for recordings not ready yet. A call the service says has no recording then comes without a file, with recordingStatus "none" (missed calls). One still being processed waits longer (Give Up on Processing After).',
 	},
 ];
 

@@ -2,6 +2,7 @@ import type { IDataObject, INodeExecutionData, IPollFunctions, IRun } from 'n8n-
 
 import { pause } from '../shared/transport';
 import type { TrackedCall } from './calls';
+import type { RecordingStatus } from './emit';
 import { itemFor } from './emit';
 import type { HeldCall, Position } from './position';
 import { writePosition } from './position';
@@ -36,6 +37,28 @@ export interface Found {
 	after: (handled: number) => Position;
 }
 
+/**
+ * Add Summary Item: the check's last execution gets one item counting what it delivered, in
+ * place of the empty item list it ends with otherwise (see above), for a morning message.
+ */
+function summaryItem(
+	delivered: Array<RecordingStatus | undefined>,
+	heldForLater: number,
+): INodeExecutionData {
+	const count = (status: RecordingStatus) => delivered.filter((each) => each === status).length;
+	return {
+		json: {
+			summary: true,
+			callsDelivered: delivered.length,
+			withRecording: count('downloaded'),
+			missed: count('none'),
+			stillProcessing: count('processing'),
+			heldForLater,
+			checkedAt: new Date().toISOString(),
+		},
+	};
+}
+
 /** The longest pause between two questions while a check waits for recordings. */
 const MAX_RECHECK_MS = 30_000;
 
@@ -47,6 +70,7 @@ export async function deliver(
 	staticData: IDataObject,
 ): Promise<INodeExecutionData[][] | null> {
 	let handled = 0; // new calls handled (emitted or held back)
+	const delivered: Array<RecordingStatus | undefined> = []; // for the summary item
 	let executions = 0;
 	let batch: INodeExecutionData[] = [];
 
@@ -82,7 +106,10 @@ export async function deliver(
 					? undefined
 					: await itemFor.call(this, call, since, settings);
 			if (item === undefined) stillHeld.push({ call, since });
-			else batch.push(item);
+			else {
+				batch.push(item);
+				delivered.push(item.json.recordingStatus as RecordingStatus | undefined);
+			}
 			if (batch.length >= settings.callsPerExecution) {
 				await flush(() => [...stillHeld, ...rest(index + 1)]);
 			}
@@ -96,13 +123,17 @@ export async function deliver(
 		...found.calls.map((call) => ({ call })),
 	];
 	let stillHeld = await pass(entries);
-	// The next check comes after Wait for Recording has passed: wait for the recordings here.
+	// The next check comes after Wait for Recording has passed: wait for the recordings here,
+	// up to Wait for Recording. Those still being processed then are left to the next checks.
+	const waitEnds = () => Math.max(...stillHeld.map(({ since }) => since + settings.recordingWaitMs));
 	for (let pauseMs = 2000; settings.waitInCheck && stillHeld.length > 0; ) {
-		const firstDue = Math.min(...stillHeld.map(({ since }) => since + settings.recordingWaitMs));
-		await pause.call(this, Math.max(0, Math.min(pauseMs, firstDue - Date.now())));
+		const left = waitEnds() - Date.now();
+		if (left <= 0) break;
+		await pause.call(this, Math.min(pauseMs, left));
 		pauseMs = Math.min(pauseMs * 2, MAX_RECHECK_MS);
 		stillHeld = await pass(stillHeld);
 	}
 	save(stillHeld);
-	return executions > 0 ? [[]] : null;
+	if (executions === 0) return null;
+	return settings.summaryItem ? [[summaryItem(delivered, stillHeld.length)]] : [[]];
 }

@@ -1,14 +1,55 @@
-import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
+import type { RecordingAnswer } from '../shared/recording';
 import { askForRecording, downloadRecording } from '../shared/recording';
 import type { TrackedCall } from './calls';
 import type { TriggerSettings } from './settings';
 
 /**
+ * Why an item comes without a file (`recordingStatus`), for an IF or Switch node to route on:
+ * - `downloaded`: the file is attached;
+ * - `none`: the service says the call has no recording (a missed call);
+ * - `processing`: the service still said it was being processed when the trigger gave up.
+ */
+export type RecordingStatus = 'downloaded' | 'none' | 'processing';
+
+/** The call says it has a recording (the spec shows no call fields: the common names). */
+function callSaysRecorded(call: IDataObject): boolean {
+	return call.has_recording === true || call.hasRecording === true;
+}
+
+/**
+ * Whether the answer says the recording is still to come: "processing" (202, or no URL yet),
+ * or a 404 for a call whose own record says it has one (services that answer 404 until ready).
+ */
+function stillComing(answer: Exclude<RecordingAnswer, { state: 'ready' }>, call: IDataObject) {
+	return answer.state === 'processing' || callSaysRecorded(call);
+}
+
+/** The call's date (yyyy-MM-dd) in the workflow's time zone, for naming files by day. */
+function callDate(at: number | undefined, timeZone: string): string | undefined {
+	if (at === undefined) return undefined;
+	const format = (zone: string) =>
+		new Intl.DateTimeFormat('en-CA', {
+			timeZone: zone,
+			year: 'numeric',
+			month: '2-digit',
+			day: '2-digit',
+		}).format(at);
+	try {
+		return format(timeZone);
+	} catch {
+		return format('UTC'); // a time zone this n8n's Node.js does not know
+	}
+}
+
+/**
  * The item for a call, with its recording when Download Recording is on; undefined while the
- * recording is not there yet (still being processed, or a 404 that may mean "not yet") and
- * Wait for Recording, counted from `since` (when the trigger first asked), has not passed. Then
- * the call comes without a file, marked `recordingMissing: true` (missed calls never have one).
+ * call is held for its recording. Counted from `since` (when the trigger first asked):
+ * - a recording the service says is still coming is held up to Give Up on Processing After,
+ *   asked again at each check, then the call comes with `recordingStatus: "processing"`;
+ * - a 404 may mean "not yet" for a moment: held up to Wait for Recording, then the call comes
+ *   with `recordingStatus: "none"` (missed calls never have one).
  * Any failure other than "not there yet" is thrown: the check fails and keeps its position
  * (held calls included), and the next check asks again.
  */
@@ -20,16 +61,25 @@ export async function itemFor(
 ): Promise<INodeExecutionData | undefined> {
 	const { binaryPropertyName } = settings;
 	if (binaryPropertyName === undefined) return { json: call.json };
+	const date = callDate(call.at, settings.timeZone);
+	const json = { ...call.json, ...(date === undefined ? {} : { callDate: date }) };
 	const answer = await askForRecording.call(this, call.id, settings.policy);
 	if (answer.state === 'ready') {
-		const binary = await downloadRecording.call(this, call.id, answer.url, settings.policy);
+		const { binary, fields } = await downloadRecording.call(
+			this,
+			call.id,
+			answer.url,
+			settings.policy,
+		);
+		const status: RecordingStatus = 'downloaded';
 		return {
-			json: { ...call.json, recordingMissing: false },
+			json: { ...json, recordingStatus: status, recordingMissing: false, ...fields },
 			binary: { [binaryPropertyName]: binary },
 		};
 	}
-	if (Date.now() - since >= settings.recordingWaitMs) {
-		return { json: { ...call.json, recordingMissing: true } };
-	}
-	return undefined;
+	const coming = stillComing(answer, call.json);
+	const waited = Date.now() - since;
+	if (waited < (coming ? settings.processingLimitMs : settings.recordingWaitMs)) return undefined;
+	const status: RecordingStatus = coming ? 'processing' : 'none';
+	return { json: { ...json, recordingStatus: status, recordingMissing: true } };
 }

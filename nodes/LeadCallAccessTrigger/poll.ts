@@ -170,7 +170,8 @@ async function latestCall(
 	const newest = chronological(calls, order).pop();
 	if (newest === undefined) return null;
 	// A test event does not wait: without its recording yet, it comes without a file.
-	const item = await itemFor.call(this, newest, Date.now(), { ...settings, recordingWaitMs: 0 });
+	const noWait = { ...settings, recordingWaitMs: 0, processingLimitMs: 0 };
+	const item = await itemFor.call(this, newest, Date.now(), noWait);
 	return item === undefined ? null : [[item]];
 }
 

@@ -17,6 +17,13 @@ export const DEFAULT_CALLS_PER_EXECUTION = 20;
 /** Wait for Recording's default: recordings are usually ready within a few minutes. */
 export const DEFAULT_RECORDING_WAIT_MINUTES = 10;
 
+/**
+ * Give Up on Processing After's default: a recording the service says is still being processed
+ * is asked for at each check for a day (a busy evening can take hours) before its call comes
+ * without it.
+ */
+export const DEFAULT_PROCESSING_LIMIT_HOURS = 24;
+
 export interface TriggerSettings {
 	query: IDataObject;
 	queryKey: string;
@@ -27,6 +34,15 @@ export interface TriggerSettings {
 	binaryPropertyName?: string;
 	/** "Wait for Recording": how long a call may be held back for its recording (ms). */
 	recordingWaitMs: number;
+	/**
+	 * "Give Up on Processing After": how long a call whose recording the service says is still
+	 * being processed stays held, asked again at each check (ms; at least recordingWaitMs).
+	 */
+	processingLimitMs: number;
+	/** "Add Summary Item": end a check that delivered calls with one item counting them. */
+	summaryItem: boolean;
+	/** The workflow's time zone: a call's date (`callDate`) is the date there. */
+	timeZone: string;
 	/** "Keep Call Order": hold back the calls behind a held call too. */
 	keepCallOrder: boolean;
 	/** "Calls per Execution": the most calls one execution starts with. */
@@ -46,7 +62,9 @@ export function readSettings(this: IPollFunctions): TriggerSettings {
 		callsPerExecution?: number;
 		listOrder?: string;
 		waitForRecording?: number;
+		processingLimitHours?: number;
 		keepCallOrder?: boolean;
+		summaryItem?: boolean;
 	};
 	const query = readQueryParameters.call(this);
 	const rawSince = options.callsSince;
@@ -68,6 +86,10 @@ export function readSettings(this: IPollFunctions): TriggerSettings {
 		(Number.isFinite(waitMinutes) && waitMinutes >= 0
 			? waitMinutes
 			: DEFAULT_RECORDING_WAIT_MINUTES) * 60_000;
+	const limitHours = Number(options.processingLimitHours ?? DEFAULT_PROCESSING_LIMIT_HOURS);
+	const processingLimitMs =
+		(Number.isFinite(limitHours) && limitHours >= 0 ? limitHours : DEFAULT_PROCESSING_LIMIT_HOURS) *
+		3_600_000;
 	const gapMs = pollGapMs(this.getNodeParameter('pollTimes', {}));
 	return {
 		query,
@@ -78,6 +100,9 @@ export function readSettings(this: IPollFunctions): TriggerSettings {
 			? String(this.getNodeParameter('binaryPropertyName', 'data') || 'data')
 			: undefined,
 		recordingWaitMs,
+		processingLimitMs: Math.max(processingLimitMs, recordingWaitMs),
+		summaryItem: options.summaryItem === true,
+		timeZone: this.getTimezone(),
 		keepCallOrder: options.keepCallOrder === true,
 		callsPerExecution:
 			Number.isFinite(perExecution) && perExecution >= 1

@@ -7,6 +7,8 @@ import type { NodeError } from './errors';
 import { answerError, operationError, serverMessage } from './errors';
 import { downloadSignedFile } from './transport/download';
 import { isJsonObject } from './json';
+import type { RecordingFileFields } from './recordingFile';
+import { fileFingerprint, hostFileName, recordingFileName } from './recordingFile';
 
 /** Field names under which APIs of this kind return a signed download URL (the spec does not show it). */
 const URL_KEYS = [
@@ -33,66 +35,6 @@ function signedUrlOf(body: IDataObject): string | undefined {
 		}
 	}
 	return undefined;
-}
-
-const EXTENSIONS: Record<string, string> = {
-	'audio/mpeg': 'mp3',
-	'audio/mp3': 'mp3',
-	'audio/wav': 'wav',
-	'audio/x-wav': 'wav',
-	'audio/wave': 'wav',
-	'audio/ogg': 'ogg',
-	'audio/webm': 'webm',
-	'audio/mp4': 'm4a',
-	'audio/x-m4a': 'm4a',
-	'audio/aac': 'aac',
-	'audio/flac': 'flac',
-};
-
-/** `attachment; filename="x.mp3"` or RFC 5987 `filename*=UTF-8''x.mp3`. */
-function fileNameFromDisposition(disposition: string | undefined): string | undefined {
-	if (!disposition) return undefined;
-	const extended = /filename\*\s*=\s*[^']*'[^']*'([^;]+)/i.exec(disposition);
-	if (extended) {
-		try {
-			return decodeURIComponent(extended[1].trim());
-		} catch {
-			// fall through to the plain form
-		}
-	}
-	const plain = /filename\s*=\s*"?([^";]+)"?/i.exec(disposition);
-	return plain?.[1].trim();
-}
-
-/**
- * Replaces path separators, characters Windows forbids and control characters. Not n8n-workflow's
- * sanitizeFilename: n8n 1.123.0 (n8n-workflow 1.120.0) does not have it yet.
- */
-function safeFileName(name: string): string {
-	const unsafe = (char: string) => char < ' ' || '/\\?%*:|"<>'.includes(char);
-	return Array.from(name, (char) => (unsafe(char) ? '_' : char))
-		.join('')
-		.slice(0, 200);
-}
-
-/** The server's file name when it gives one, else the URL's, else `<callId>.<extension>`. */
-function recordingFileName(
-	callId: string,
-	url: string,
-	contentType: string | undefined,
-	contentDisposition: string | undefined,
-): string {
-	const fromHeader = fileNameFromDisposition(contentDisposition);
-	if (fromHeader) return safeFileName(fromHeader);
-	let fromUrl: string | undefined;
-	try {
-		fromUrl = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
-	} catch {
-		fromUrl = undefined;
-	}
-	if (fromUrl && /\.[a-z0-9]{2,5}$/i.test(fromUrl)) return safeFileName(fromUrl);
-	const extension = EXTENSIONS[(contentType ?? '').toLowerCase()] ?? 'bin';
-	return safeFileName(`${callId}.${extension}`);
 }
 
 /**
@@ -220,27 +162,43 @@ export async function askUntilReady(
 	}
 }
 
-/** Downloads the recording at `signedUrl` into n8n's binary data store. */
+/** A downloaded recording: the file in n8n's binary data store, and the item's fields about it. */
+export interface DownloadedRecording {
+	binary: IBinaryData;
+	fields: RecordingFileFields;
+}
+
+/** Downloads the recording at `signedUrl` into n8n's binary data store, named after its call. */
 export async function downloadRecording(
 	this: RunContext,
 	callId: string,
 	signedUrl: string,
 	policy: RequestPolicy,
-): Promise<IBinaryData> {
+): Promise<DownloadedRecording> {
 	let url = signedUrl;
-	return await downloadSignedFile.call(this, {
+	let hostName: string | undefined;
+	const binary = await downloadSignedFile.call(this, {
 		url: () => url,
 		// Signed URLs expire: when the file host refuses one, ask the API for a fresh URL once.
 		refreshUrl: async () => {
 			const fresh = await askForRecording.call(this, callId, policy);
 			if (fresh.state === 'ready') url = fresh.url;
 		},
-		store: async (file) =>
-			await this.helpers.prepareBinaryData(
+		store: async (file) => {
+			hostName = hostFileName(url, file.contentDisposition);
+			const fileName = recordingFileName(callId, file.contentType, hostName);
+			return await this.helpers.prepareBinaryData(
 				file.stream as never,
-				recordingFileName(callId, url, file.contentType, file.contentDisposition),
+				fileName,
 				file.contentType,
-			),
+			);
+		},
 		policy,
 	});
+	const fields: RecordingFileFields = {
+		fileName: binary.fileName ?? recordingFileName(callId, binary.mimeType, hostName),
+		...(hostName === undefined ? {} : { hostFileName: hostName }),
+		...(await fileFingerprint.call(this, binary)),
+	};
+	return { binary, fields };
 }

@@ -183,6 +183,9 @@ test('the trigger in queue mode: the main polls and holds calls whose recording 
 	const added = Date.now();
 	const late = api.addCalls(2, { status: 'completed', has_recording: true });
 	const [missed] = api.addCalls(1, { status: 'missed', has_recording: false });
+	// Still being processed when Wait for Recording (6 s) ends: held, and comes with its file.
+	api.setRecordingProcessing({ delayMs: 10_000, pendingAnswer: '202' });
+	const [slow] = api.addCalls(1, { status: 'completed', has_recording: true });
 	await poll();
 	await sleep(Math.max(0, added + 2_200 - Date.now()));
 	await poll();
@@ -190,19 +193,24 @@ test('the trigger in queue mode: the main polls and holds calls whose recording 
 	await sleep(Math.max(0, added + 8_000 - Date.now()));
 	await poll();
 	await poll();
-	const runs = await finished(2);
+	await sleep(Math.max(0, added + 10_500 - Date.now()));
+	await poll();
+	const runs = await finished(3);
 	await sleep(1000);
-	expect(await withCalls()).toHaveLength(2);
+	expect(await withCalls()).toHaveLength(3);
 
 	const emitted = runs.map((run) => run.items);
 	const executions = runs.map((run) => run.execution);
 	expect(emitted.map((items) => items.map((item) => item.json.id))).toEqual([
 		late.map((call) => call.id).reverse(),
 		[missed.id],
+		[slow.id],
 	]);
 	expect(emitted[0].every((item) => item.binary?.data !== undefined)).toBe(true);
-	expect(emitted[1][0].json.recordingMissing).toBe(true);
-	expect(executions.map((execution) => execution.status)).toEqual(['success', 'success']);
+	expect(emitted[1][0].json.recordingStatus).toBe('none');
+	expect(emitted[2][0].json.recordingStatus).toBe('downloaded');
+	expect(emitted[2][0].binary?.data).toBeDefined();
+	expect(executions.map((execution) => execution.status)).toEqual(['success', 'success', 'success']);
 	// The workers ran them.
 	expect(executions.every((execution) => n8n.workerOf(execution.id) !== undefined)).toBe(true);
 	api.setRecordingProcessing({ delayMs: 0 });

@@ -1,3 +1,5 @@
+import { createHash } from 'crypto';
+
 import type { PendingRecordingAnswer } from '../../devkit/emulator';
 import { recordingBytes } from '../../devkit/emulator';
 import { run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
@@ -39,7 +41,15 @@ describe('Get Recording', () => {
 		const binary = item.binary!.audio;
 		expect(binary.mimeType).toBe('audio/mpeg');
 		expect(binary.fileName).toBe(`${call.id}.mp3`);
-		expect((await binaryBuffer(binary)).equals(recordingBytes(call.id, 50_000))).toBe(true);
+		const bytes = recordingBytes(call.id, 50_000);
+		expect((await binaryBuffer(binary)).equals(bytes)).toBe(true);
+		// What an archive can check the file against: the stored file's size and SHA-256.
+		expect(item.json).toMatchObject({
+			fileName: `${call.id}.mp3`,
+			hostFileName: `${call.id}.mp3`,
+			fileSize: 50_000,
+			sha256: createHash('sha256').update(bytes).digest('hex'),
+		});
 
 		const [fileRequest] = emulator().fileRequests;
 		expect(fileRequest.status).toBe(200);

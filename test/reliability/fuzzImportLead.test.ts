@@ -14,8 +14,9 @@ import { nodeName, run, workflowFrom } from '../../devkit/engine/fixtures';
 import { account, leadImportProblem, placesContaining } from '../../devkit/reliability/audit';
 import { anyItemValue, writtenPhone } from './support/arbitraries';
 import { keyWithAllScopes, sentinelKey } from '../../devkit/reliability/keys';
+import { libraryCountry, libraryReadsTwoWays } from '../../devkit/phone/oracle';
 import type { LeadOptions } from './support/leadModel';
-import { API_REJECTED, LOCAL_ERROR, expectedLead } from './support/leadModel';
+import { API_REJECTED, LOCAL_ERROR, expectedLead, textOf } from './support/leadModel';
 import { ResultsCollector } from '../../devkit/reliability/results';
 import { Tally } from '../../devkit/reliability/tally';
 
@@ -48,6 +49,18 @@ function importWorkflow(items: FuzzItem[], options: LeadOptions & IDataObject): 
 			options: nodeOptions,
 		},
 	});
+}
+
+/**
+ * The lead model's expectation, but a phone the library reads as two valid numbers (issue 42:
+ * 4915123456789 in Germany) fails locally whether Validate Phone is on or off.
+ */
+function expectedFor(item: FuzzItem, options: LeadOptions): ReturnType<typeof expectedLead> {
+	const phone = textOf(item.phone)?.trim();
+	const country = libraryCountry(options.defaultCountryCode) ?? undefined;
+	return phone && libraryReadsTwoWays(phone, country)
+		? { local: true }
+		: expectedLead(item, options);
 }
 
 /** Runs one batch and checks everything that must hold whatever the values were. */
@@ -115,7 +128,7 @@ describe('Import Lead with fuzzed item values', () => {
 						const items = values.map((value, index) => ({ ...value, tag: `item-${index}` }));
 						const { accounting, requests, bodies } = await runBatch(items, opts, anyValues);
 						items.forEach((input, index) => {
-							const expected = expectedLead(input, opts);
+							const expected = expectedFor(input, opts);
 							const sent = bodies.filter((body) => body.contact_type === input.tag);
 							if (expected.local === true || (expected.local === 'maybe' && sent.length === 0)) {
 								expect(sent).toEqual([]);

@@ -1,3 +1,6 @@
+import type { CountryCode } from 'libphonenumber-js';
+
+import { libraryReading } from '../../devkit/phone/oracle';
 import { normalizePhone, resolveDefaultCountry } from '../../nodes/LeadCallAccess/helpers/phone';
 
 // How numbers are read is checked against libphonenumber-js in phoneOracle.test.ts; this file
@@ -98,6 +101,33 @@ describe('normalizePhone refusals', () => {
 		expect(normalizePhone('06 20 123 45', 'HU', { validate: false })).toEqual({
 			ok: true,
 			e164: '+36062012345',
+		});
+	});
+});
+
+// Issue 42: which numbers read two ways is checked against libphonenumber-js in phoneOracle.test.ts.
+describe("digits without + that start with the Default Country's calling code", () => {
+	test.each([true, false])(
+		'two valid readings: refused naming both, with Validate Phone %s too',
+		(validate) => {
+			expect(normalizePhone('4915123456789', 'DE', { validate })).toEqual({
+				ok: false,
+				always: true,
+				reason:
+					'reads two ways with Default Country Germany (+49), both valid numbers: +494915123456789 (all its digits as a number of Germany) or +4915123456789 (its first digits, 49, as the calling code): write it with + and the country code, as the one you mean',
+			});
+		},
+	);
+
+	test.each([
+		['36 20 123 4567', 'HU', 'only the reading with the calling code is a valid number'],
+		['1 415 555 2671', 'US', 'both readings are the same number (1 is also the national prefix)'],
+		['+49 151 23456789', 'DE', 'written with +'],
+		['0049 151 23456789', 'DE', 'written with the prefix for calling abroad'],
+	])('%j with Default Country %s is read one way: %s', (text, country) => {
+		expect(normalizePhone(text, country, { validate: false })).toEqual({
+			ok: true,
+			e164: libraryReading(text, country as CountryCode).e164,
 		});
 	});
 });

@@ -49,12 +49,13 @@ describe('phone numbers against libphonenumber-js', () => {
 		expect(show(verdicts.filter(({ outcome }) => outcome === 'wrong'))).toEqual([]);
 	});
 
-	test('refuses only numbers the library cannot read as a possible, valid E.164 number', () => {
+	test('refuses only numbers the library cannot read as one possible, valid E.164 number', () => {
 		const refusedReadable = written
 			.map((number) => judge(node(true), number))
 			.filter(
-				({ outcome, library }) =>
+				({ outcome, library, twoWays }) =>
 					outcome === 'refused' &&
+					!twoWays &&
 					library.possible &&
 					library.valid &&
 					E164_SHAPE.test(library.e164 ?? ''),
@@ -67,6 +68,27 @@ describe('phone numbers against libphonenumber-js', () => {
 			.map((number) => judge(node(false), number))
 			.filter(({ sent, library }) => sent !== undefined && sent !== library.e164);
 		expect(show(differing)).toEqual([]);
+	});
+
+	test('digits the library reads as two valid numbers: refused exactly there, even with Validate Phone off, naming both', () => {
+		const verdicts = written.map((number) => judge(node(true), number));
+		const twoWays = verdicts.filter((verdict) => verdict.twoWays);
+		// The issue's German mobile kept without its + (4915123456789) is among them.
+		expect(twoWays.map(({ text, defaultCountry }) => `${text} ${defaultCountry}`)).toContain(
+			`${exampleFormats('DE' as CountryCode).international.replace(/\D/g, '')} DE`,
+		);
+		const misjudged = verdicts.flatMap(({ text, defaultCountry, twoWays }) =>
+			[true, false].flatMap((validate) => {
+				const result = normalizePhone(text, defaultCountry, { validate });
+				const refusedTwoWays =
+					!result.ok && result.always === true && /reads two ways/.test(result.reason);
+				const named = twoWays?.every((number) => !result.ok && result.reason.includes(number));
+				return refusedTwoWays === Boolean(twoWays) && named !== false
+					? []
+					: [{ text, defaultCountry, validate, twoWays, result }];
+			}),
+		);
+		expect(misjudged.slice(0, 10)).toEqual([]);
 	});
 
 	test('a leading 00 the library does not read as calling abroad: refused even with Validate Phone off, saying to write +', () => {
@@ -109,6 +131,9 @@ describe('phone numbers against libphonenumber-js', () => {
 		fc.assert(
 			fc.property(randomWrittenNumber, fc.boolean(), (number, validate) => {
 				const verdict = judge(node(validate), number);
+				const result = normalizePhone(number.text, number.defaultCountry, { validate });
+				const refusedTwoWays = !result.ok && /reads two ways/.test(result.reason);
+				expect(refusedTwoWays).toBe(Boolean(verdict.twoWays));
 				if (verdict.sent === undefined) return;
 				expect(verdict.sent).toBe(verdict.library.e164);
 				if (validate) expect(verdict.outcome).toBe('right');

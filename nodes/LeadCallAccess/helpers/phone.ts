@@ -6,7 +6,7 @@
  * Where the rules do not give one certain number, the number is refused with the reason.
  */
 import { PHONE_METADATA } from './phoneMetadata';
-import { notANumberThere, unreadZeroZero, wrongLength } from './phoneMessages';
+import { notANumberThere, readsTwoWays, unreadZeroZero, wrongLength } from './phoneMessages';
 import {
 	callingCodePlan,
 	checkLength,
@@ -14,6 +14,7 @@ import {
 	isValidNumber,
 	lengthPlan,
 	nationalNumberOf,
+	otherReading,
 	splitCallingCode,
 } from './phoneRules';
 import { MAX_NATIONAL_LENGTH, MIN_NATIONAL_LENGTH, numberPart } from './phoneText';
@@ -22,7 +23,8 @@ const E164_PATTERN = /^\+[1-9]\d{6,14}$/;
 
 /**
  * `always`: refused whether Validate Phone is on or off, because what was written is not the
- * number the library reads from it (a leading 00 that is not the way to call abroad).
+ * number the library reads from it (a leading 00 that is not the way to call abroad), or is two
+ * valid numbers (digits without + that start with the Default Country's calling code).
  */
 export type PhoneResult =
 	{ ok: true; e164: string } | { ok: false; reason: string; always?: boolean };
@@ -67,7 +69,8 @@ export function countryOptions(): Array<{ name: string; value: string }> {
  * with the Default Country (national prefix dropped or transformed as that country does). With
  * `validate` (Validate Phone), a number its country cannot have is refused: a length it never
  * uses (the message gives the lengths it does), or digits outside its numbering plan
- * (libphonenumber's isValid with this data).
+ * (libphonenumber's isValid with this data). Digits without + that start with the Default
+ * Country's calling code and read as two valid numbers are refused, whatever `validate` says.
  */
 export function normalizePhone(
 	raw: string,
@@ -113,6 +116,13 @@ export function normalizePhone(
 		return { ok: false, reason: 'is too long to be a phone number' };
 	}
 	const e164 = `+${plan.callingCode}${nationalNumber}`;
+	// Two valid readings: refused with Validate Phone off too. Off lets the service judge a number
+	// the node finds invalid; here both are valid, so sending either would be the node's guess.
+	const other = national ? otherReading(digits, plan) : undefined;
+	if (other !== undefined) {
+		const shorter = `+${plan.callingCode}${other}`;
+		return { ok: false, always: true, reason: readsTwoWays(plan, e164, shorter) };
+	}
 	if (validate && !possible) {
 		return { ok: false, reason: wrongLength(nationalNumber, rules, national) };
 	}

@@ -49,3 +49,12 @@ export function notANumberThere(e164: string, plan: Plan, national: boolean): st
 	const length = e164.length - plan.callingCode.length - 1;
 	return `is not a valid number of ${place(plan, national)}: read as ${read}, but no fixed-line, mobile or other number there starts like that with ${length} digits: ${fix}`;
 }
+
+/**
+ * Digits without + that start with the Default Country's own calling code and read as two valid
+ * numbers (a German mobile kept as 4915123456789): which one was meant cannot be told.
+ */
+export function readsTwoWays(plan: Plan, whole: string, shorter: string): string {
+	const country = plan.name || 'the Default Country';
+	return `reads two ways with Default Country ${country} (+${plan.callingCode}), both valid numbers: ${whole} (all its digits as a number of ${country}) or ${shorter} (its first digits, ${plan.callingCode}, as the calling code): write it with + and the country code, as the one you mean`;
+}

@@ -89,6 +89,14 @@ export function isValidNumber(nationalNumber: string, plan: Plan): boolean {
 		: matchesEntirely(nationalNumber, plan.nationalNumberPattern);
 }
 
+/** What Validate Phone checks: a possible length and a number type of the number's own country. */
+export function isValidReading(nationalNumber: string, plan: Plan): boolean {
+	const rules = lengthPlan(plan, nationalNumber);
+	return (
+		checkLength(nationalNumber, rules) === 'IS_POSSIBLE' && isValidNumber(nationalNumber, rules)
+	);
+}
+
 /** getCountryByCallingCode: which of the countries sharing a calling code a number belongs to. */
 function countryByCallingCode(callingCode: string, nationalNumber: string): string | undefined {
 	const countries = PHONE_METADATA.callingCodes[callingCode];
@@ -160,6 +168,23 @@ function withoutOwnCallingCode(digits: string, plan: Plan): string | undefined {
 	const onlyShorterFits =
 		!matchesEntirely(whole, pattern) && matchesEntirely(nationalNumberOf(shorter, plan), pattern);
 	return onlyShorterFits || checkLength(whole, plan) === 'TOO_LONG' ? shorter : undefined;
+}
+
+/**
+ * Digits written without + (nor a prefix for calling abroad) that start with the default
+ * country's own calling code, when they read as two valid numbers: the national number of the
+ * whole digits (what libphonenumber sends) and that of the digits after the calling code (what
+ * "+" and the digits read as). Undefined when only one reading is a valid number, or both are
+ * the same number (US "1 415 555 2671": 1 is also the national prefix).
+ */
+export function otherReading(digits: string, plan: Plan): string | undefined {
+	if (!digits.startsWith(plan.callingCode)) return undefined;
+	const whole = nationalNumberOf(digits, plan);
+	// "+" and the digits: read by the calling code's plan, as a number written with + is.
+	const codePlan = callingCodePlan(plan.callingCode) ?? plan;
+	const shorter = nationalNumberOf(digits.slice(plan.callingCode.length), codePlan);
+	if (shorter === whole) return undefined;
+	return isValidReading(whole, plan) && isValidReading(shorter, codePlan) ? shorter : undefined;
 }
 
 export type Split = { callingCode?: string; rest: string } | { problem: string };

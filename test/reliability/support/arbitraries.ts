@@ -5,12 +5,13 @@ import {
 	exampleFormats,
 	libraryCountry,
 	libraryReading,
+	libraryReadsTwoWays,
 } from '../../../devkit/phone/oracle';
 
 /**
  * A phone number as people write it, the Default Country it needs, and the E.164 number
- * libphonenumber-js reads in it (undefined: the library finds no valid number there, so the
- * node must refuse it).
+ * libphonenumber-js reads in it (undefined: the library finds no valid number there, or two, so
+ * the node must refuse it).
  */
 export interface WrittenPhone {
 	written: string;
@@ -55,8 +56,10 @@ export const writtenPhone: fc.Arbitrary<WrittenPhone> = fc
 	});
 
 function valid(written: string, defaultCountry: string): { e164?: string } {
-	const reading = libraryReading(written, libraryCountry(defaultCountry) ?? undefined);
-	return reading.possible && reading.valid ? { e164: reading.e164 } : {};
+	const country = libraryCountry(defaultCountry) ?? undefined;
+	const reading = libraryReading(written, country);
+	const one = reading.possible && reading.valid && !libraryReadsTwoWays(written, country);
+	return one ? { e164: reading.e164 } : {};
 }
 
 /** Text that tests encoders: control characters, lone surrogates, emoji, RTL, zero-width. */

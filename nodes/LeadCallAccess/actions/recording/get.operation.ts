@@ -135,7 +135,8 @@ async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INod
 
 	if (this.getNodeParameter('download', itemIndex, false) as boolean) {
 		const binaryPropertyName = this.getNodeParameter('binaryPropertyName', itemIndex) as string;
-		const binary = await downloadRecording.call(this, callId, answer.url, policy);
+		const { binary, fields } = await downloadRecording.call(this, callId, answer.url, policy);
+		item.json = { ...item.json, ...fields };
 		item.binary = { [binaryPropertyName]: binary };
 	}
 	return [item];

@@ -1,0 +1,175 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
+/**
+ * The trigger and recordings that are not ready yet, whichever way the API says so (202, a
+ * "processing" answer without a URL, or 404): calls held for them across checks and restarts,
+ * Keep Call Order, Wait for Recording and Give Up on Processing After.
+ */
+import { Container } from '@n8n/di';
+import { BinaryDataService } from 'n8n-core';
+import type { IDataObject } from 'n8n-workflow';
+
+import { PENDING_RECORDING_ANSWERS, recordingBytes } from '../../devkit/emulator';
+import { binaryBuffer } from '../../devkit/engine/harness';
+import {
+	TriggerUnderTest,
+	idsOldestFirst as ids,
+	useTriggerEmulators,
+} from '../../devkit/engine/trigger';
+
+beforeAll(async () => {
+	await Container.get(BinaryDataService).init();
+});
+
+const emulatorWith = useTriggerEmulators({ seedCalls: 30 });
+
+describe.each(PENDING_RECORDING_ANSWERS)(
+	'Download Recording, the API answering %s while a recording is processed',
+	(pendingAnswer) => {
+		/** Recordings of added calls are ready 0.8 s later; the trigger waits up to 1.5 s. */
+		const DELAY_MS = 800;
+		const WAIT_MINUTES = 0.025;
+		async function setUp(options: IDataObject = {}) {
+			const emulator = await emulatorWith({
+				recordingBytes: 5_000,
+				recordingProcessing: { delayMs: DELAY_MS, pendingAnswer },
+			});
+			const trigger = new TriggerUnderTest(emulator, {
+				downloadRecording: true,
+				options: { waitForRecording: WAIT_MINUTES, ...options },
+			});
+			await trigger.poll();
+			return { emulator, trigger };
+		}
+		const recorded = { status: 'completed', has_recording: true } as const;
+		const missedCall = { status: 'missed', has_recording: false } as const;
+		const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
+
+		test('late recordings arrive with their file, a missed call comes once without one after the wait, across restarts, and no poll fails', async () => {
+			const { emulator, trigger } = await setUp();
+			const late = emulator.addCalls(3, recorded);
+			const [missed] = emulator.addCalls(1, missedCall);
+			expect(await trigger.poll()).toEqual([]);
+			const stored = trigger.storedState()['node:On New Call'] as { position: IDataObject };
+			expect(stored.position.heldCalls).toHaveLength(4);
+
+			// A call behind the held ones, whose recording is ready at once, is not delayed.
+			emulator.setRecordingProcessing({ delayMs: 0 });
+			const [behind] = emulator.addCalls(1, recorded);
+			trigger.restart();
+			const early = await trigger.pollItems();
+			expect(early.map((item) => item.json.id)).toEqual([behind.id]);
+			expect(early[0].binary?.data).toBeDefined();
+
+			await sleep(DELAY_MS + 100);
+			trigger.restart();
+			const ready = await trigger.pollItems();
+			expect(ready.map((item) => item.json.id)).toEqual(ids(late));
+			for (const item of ready) {
+				const bytes = await binaryBuffer(item.binary!.data);
+				expect(bytes.equals(recordingBytes(String(item.json.id), 5_000))).toBe(true);
+				expect(item.json.recordingMissing).toBe(false);
+			}
+
+			await sleep(WAIT_MINUTES * 60_000 - DELAY_MS + 200);
+			const after = await trigger.pollItems();
+			expect(after.map((item) => [item.json.id, item.json.recordingStatus])).toEqual([
+				[missed.id, 'none'],
+			]);
+			expect(after[0].binary).toBeUndefined();
+			trigger.restart();
+			expect(await trigger.poll()).toEqual([]);
+			expect(trigger.storedState()['node:On New Call']).not.toHaveProperty('position.heldCalls');
+		});
+
+		test('Keep Call Order holds the calls behind a held one and emits them in order', async () => {
+			const { emulator, trigger } = await setUp({ keepCallOrder: true });
+			const [first] = emulator.addCalls(1, recorded);
+			emulator.setRecordingProcessing({ delayMs: 0 });
+			const [second] = emulator.addCalls(1, recorded);
+			expect(await trigger.poll()).toEqual([]);
+			await sleep(DELAY_MS + 100);
+			expect(await trigger.poll()).toEqual([first.id, second.id]);
+			expect(await trigger.poll()).toEqual([]);
+		});
+
+		test('a recording still processing after Wait for Recording stays held: it comes with its file when ready', async () => {
+			const { emulator, trigger } = await setUp({ waitForRecording: 0 });
+			const [call] = emulator.addCalls(1, recorded);
+			expect(await trigger.poll()).toEqual([]);
+			expect(await trigger.poll()).toEqual([]);
+			await sleep(DELAY_MS + 100);
+			const items = await trigger.pollItems();
+			expect(items.map((item) => [item.json.id, item.json.recordingStatus])).toEqual([
+				[call.id, 'downloaded'],
+			]);
+			expect(await trigger.poll()).toEqual([]);
+		});
+
+		test('after Give Up on Processing After, the call comes once without a file, marked processing', async () => {
+			const { emulator, trigger } = await setUp({ waitForRecording: 0, processingLimitHours: 0 });
+			const [call] = emulator.addCalls(1, recorded);
+			const items = await trigger.pollItems();
+			expect(items.map((item) => item.json)).toEqual([
+				expect.objectContaining({
+					id: call.id,
+					recordingStatus: 'processing',
+					recordingMissing: true,
+				}),
+			]);
+			expect(items[0].binary).toBeUndefined();
+			await sleep(DELAY_MS + 100);
+			expect(await trigger.poll()).toEqual([]);
+		});
+	},
+);
+
+describe('held calls', () => {
+	test('are not bounded: 105 calls held by one poll all come with the next, once', async () => {
+		const emulator = await emulatorWith({
+			recordingBytes: 1_000,
+			recordingProcessing: { delayMs: 3_000 },
+		});
+		const trigger = new TriggerUnderTest(emulator, { downloadRecording: true });
+		await trigger.poll();
+		const added = ids(emulator.addCalls(105, { status: 'completed', has_recording: true }));
+		expect(await trigger.poll()).toEqual([]);
+		const stored = trigger.storedState()['node:On New Call'] as {
+			position: { heldCalls: unknown[] };
+		};
+		expect(stored.position.heldCalls).toHaveLength(105);
+		await new Promise((resolve) => setTimeout(resolve, 3_100));
+		expect(await trigger.poll()).toEqual(added);
+		expect(await trigger.poll()).toEqual([]);
+	});
+
+	test('a poll that fails while asking for a held call keeps it: it comes later, once, with its file', async () => {
+		const emulator = await emulatorWith({ recordingProcessing: { delayMs: 300 } });
+		const trigger = new TriggerUnderTest(emulator, {
+			downloadRecording: true,
+			options: { maxRetries: 0 },
+		});
+		await trigger.poll();
+		const [call] = emulator.addCalls(1, { status: 'completed', has_recording: true });
+		expect(await trigger.poll()).toEqual([]);
+		await new Promise((resolve) => setTimeout(resolve, 400));
+		emulator.inject({ kind: 'status', status: 503, path: `/v1/calls/${call.id}/recording` });
+		await expect(trigger.poll()).rejects.toThrow(/503/);
+		const items = await trigger.pollItems();
+		expect(items.map((item) => item.json.id)).toEqual([call.id]);
+		expect(items[0].binary?.data).toBeDefined();
+		expect(await trigger.poll()).toEqual([]);
+	});
+
+	test('Fetch Test Event does not wait: a call whose recording is processing comes without a file', async () => {
+		const emulator = await emulatorWith({ recordingProcessing: { delayMs: 60_000 } });
+		emulator.addCalls(1, { status: 'completed', has_recording: true });
+		const trigger = new TriggerUnderTest(emulator, { downloadRecording: true });
+		const [item] = await trigger.pollItems('manual');
+		expect(item.json).toMatchObject({
+			id: emulator.calls[0].id,
+			recordingStatus: 'processing',
+			recordingMissing: true,
+		});
+		expect(item.binary).toBeUndefined();
+	});
+});
