@@ -1,9 +1,10 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions, IRun } from 'n8n-workflow';
 
+import type { RecordingAnswer } from '../shared/recording';
+import { askForRecording, downloadRecording } from '../shared/recording';
 import { pause } from '../shared/transport';
 import type { TrackedCall } from './calls';
-import type { RecordingStatus } from './emit';
-import { itemFor } from './emit';
+import { callDate } from './calls';
 import type { HeldCall, Position } from './position';
 import { writePosition } from './position';
 import type { TriggerSettings } from './settings';
@@ -23,7 +24,71 @@ import type { TriggerSettings } from './settings';
  * starts again with the calls of the execution that was running, and at most those come twice.
  * After the last execution the check returns an empty list: n8n starts one more execution, without
  * calls, and saves the final position with it.
+ *
+ * Each call's item is built by `itemFor`, with its recording when Download Recording is on.
  */
+
+/**
+ * Why an item comes without a file (`recordingStatus`), for an IF or Switch node to route on:
+ * - `downloaded`: the file is attached;
+ * - `none`: the service says the call has no recording (a missed call);
+ * - `processing`: the service still said it was being processed when the trigger gave up.
+ */
+export type RecordingStatus = 'downloaded' | 'none' | 'processing';
+
+/** The call says it has a recording (the spec shows no call fields: the common names). */
+function callSaysRecorded(call: IDataObject): boolean {
+	return call.has_recording === true || call.hasRecording === true;
+}
+
+/**
+ * Whether the answer says the recording is still to come: "processing" (202, or no URL yet),
+ * or a 404 for a call whose own record says it has one (services that answer 404 until ready).
+ */
+function stillComing(answer: Exclude<RecordingAnswer, { state: 'ready' }>, call: IDataObject) {
+	return answer.state === 'processing' || callSaysRecorded(call);
+}
+
+/**
+ * The item for a call, with its recording when Download Recording is on; undefined while the
+ * call is held for its recording. Counted from `since` (when the trigger first asked):
+ * - a recording the service says is still coming is held up to Give Up on Processing After,
+ *   asked again at each check, then the call comes with `recordingStatus: "processing"`;
+ * - a 404 may mean "not yet" for a moment: held up to Wait for Recording, then the call comes
+ *   with `recordingStatus: "none"` (missed calls never have one).
+ * Any failure other than "not there yet" is thrown: the check fails and keeps its position
+ * (held calls included), and the next check asks again.
+ */
+export async function itemFor(
+	this: IPollFunctions,
+	call: TrackedCall,
+	since: number,
+	settings: TriggerSettings,
+): Promise<INodeExecutionData | undefined> {
+	const { binaryPropertyName } = settings;
+	if (binaryPropertyName === undefined) return { json: call.json };
+	const date = callDate(call.at, settings.timeZone);
+	const json = { ...call.json, ...(date === undefined ? {} : { callDate: date }) };
+	const answer = await askForRecording.call(this, call.id, settings.policy);
+	if (answer.state === 'ready') {
+		const { binary, fields } = await downloadRecording.call(
+			this,
+			call.id,
+			answer.url,
+			settings.policy,
+		);
+		const status: RecordingStatus = 'downloaded';
+		return {
+			json: { ...json, recordingStatus: status, recordingMissing: false, ...fields },
+			binary: { [binaryPropertyName]: binary },
+		};
+	}
+	const coming = stillComing(answer, call.json);
+	const waited = Date.now() - since;
+	if (waited < (coming ? settings.processingLimitMs : settings.recordingWaitMs)) return undefined;
+	const status: RecordingStatus = coming ? 'processing' : 'none';
+	return { json: { ...json, recordingStatus: status, recordingMissing: true } };
+}
 
 /** A call to deliver: `since` is set for a call held back (when the trigger first asked). */
 interface Entry {
@@ -125,8 +190,9 @@ export async function deliver(
 	let stillHeld = await pass(entries);
 	// The next check comes after Wait for Recording has passed: wait for the recordings here,
 	// up to Wait for Recording. Those still being processed then are left to the next checks.
-	const waitEnds = () => Math.max(...stillHeld.map(({ since }) => since + settings.recordingWaitMs));
-	for (let pauseMs = 2000; settings.waitInCheck && stillHeld.length > 0; ) {
+	const waitEnds = () =>
+		Math.max(...stillHeld.map(({ since }) => since + settings.recordingWaitMs));
+	for (let pauseMs = 2000; settings.waitInCheck && stillHeld.length > 0;) {
 		const left = waitEnds() - Date.now();
 		if (left <= 0) break;
 		await pause.call(this, Math.min(pauseMs, left));

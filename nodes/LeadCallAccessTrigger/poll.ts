@@ -1,51 +1,32 @@
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import type { CallPage } from '../shared/calls/callPages';
-import { MAX_PAGE_SIZE, iterateCallPages } from '../shared/calls/callPages';
 import { toNodeError } from '../shared/errors';
 import type { ListOrder, TrackedCall } from './calls';
 import { CallListError, chronological, timeOrder } from './calls';
+import type { PagesFrom } from './callsList';
+import {
+	findNewCalls,
+	findStartCalls,
+	findTailCalls,
+	pagesOf,
+	readToEnd,
+	unlessStale,
+	withFirstPage,
+} from './callsList';
 import type { Found } from './deliver';
-import { deliver } from './deliver';
-import { itemFor } from './emit';
+import { deliver, itemFor } from './deliver';
 import type { Position } from './position';
 import { readPosition, recordCalls, usablePosition } from './position';
 import type { TriggerSettings } from './settings';
 import { readSettings } from './settings';
-import type { PagesFrom } from './tail';
-import { findTailCalls, readToEnd, unlessStale } from './tail';
-import { findNewCalls, findStartCalls, trackPage } from './walk';
 
 /**
- * One poll. The list's order decides the walk: a newest-first list is read from its first
- * page until the position (walk.ts), an oldest-first one from the page where the last poll
- * stopped (tail.ts). With List Order on Detect the order comes from the calls' times, else from
+ * One poll. The list's order decides the reading (callsList.ts): a newest-first list is read
+ * from its first page until the position, an oldest-first one from the page where the last poll
+ * stopped. With List Order on Detect the order comes from the calls' times, else from
  * where new ids appear between polls, and is remembered once known.
  */
-
-function pagesOf(this: IPollFunctions, settings: TriggerSettings): PagesFrom {
-	return (from) =>
-		iterateCallPages.call(this, {
-			query: settings.query,
-			wanted: () => MAX_PAGE_SIZE,
-			policy: settings.policy,
-			from,
-		});
-}
-
-/** The first page, and all pages again (the first is not fetched twice). */
-async function withFirstPage(source: AsyncIterable<CallPage>) {
-	const iterator = source[Symbol.asyncIterator]();
-	const head = await iterator.next();
-	async function* pages(): AsyncGenerator<CallPage> {
-		if (head.done) return;
-		yield head.value;
-		for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
-			yield next.value;
-		}
-	}
-	return { first: head.done ? [] : trackPage(head.value, undefined), pages: pages() };
-}
 
 /**
  * Without times, new ids at the head of the first page mean newest first. New ids further down

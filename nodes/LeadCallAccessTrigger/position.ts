@@ -3,8 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { isJsonObject } from '../shared/json';
 import type { NextPage } from '../shared/calls/pagination';
 import type { ListOrder, TrackedCall } from './calls';
-import { trackCall } from './calls';
-import { parseTime } from './time';
+import { parseTime, trackCall } from './calls';
 
 /**
  * Ids kept in the workflow's static data. Only calls created at the newest remembered time
@@ -142,7 +141,7 @@ export function recordCalls(position: Position, calls: TrackedCall[]): Position 
 }
 
 /**
- * Where a listed call stands:
+ * The one rule that decides whether a listed call is new, for both list orders. Where it stands:
  * - `new`: not handled yet;
  * - `known`: handled, created at the newest handled time: keep reading, since an unhandled
  *   call created at the same time may follow it;
@@ -151,7 +150,7 @@ export function recordCalls(position: Position, calls: TrackedCall[]): Position 
  */
 export type Verdict = 'new' | 'known' | 'older' | 'reached';
 
-export function classify(call: TrackedCall, position: Position, seen: Set<string>): Verdict {
+export function callVerdict(call: TrackedCall, position: Position, seen: Set<string>): Verdict {
 	const timed = call.at !== undefined && position.newestAt !== undefined;
 	if (timed && call.at! < position.newestAt!) return 'older';
 	if (!seen.has(call.id)) return 'new';

@@ -187,11 +187,7 @@ export async function downloadRecording(
 		store: async (file) => {
 			hostName = hostFileName(url, file.contentDisposition);
 			const fileName = recordingFileName(callId, file.contentType, hostName);
-			return await this.helpers.prepareBinaryData(
-				file.stream as never,
-				fileName,
-				file.contentType,
-			);
+			return await this.helpers.prepareBinaryData(file.stream as never, fileName, file.contentType);
 		},
 		policy,
 	});

@@ -40,7 +40,10 @@ function fileNameFromDisposition(disposition: string | undefined): string | unde
 }
 
 /** The host's name for the file: its Content-Disposition, else the last part of its address. */
-export function hostFileName(url: string, contentDisposition: string | undefined): string | undefined {
+export function hostFileName(
+	url: string,
+	contentDisposition: string | undefined,
+): string | undefined {
 	const fromHeader = fileNameFromDisposition(contentDisposition);
 	if (fromHeader) return fromHeader;
 	try {
@@ -56,7 +59,8 @@ export function hostFileName(url: string, contentDisposition: string | undefined
  */
 function fileNameOfId(callId: string): string {
 	const unsafe = (char: string) => char < ' ' || '/\\?%*:|"<>'.includes(char);
-	const hex = (char: string) => `%${char.charCodeAt(0).toString(16).padStart(2, '0').toUpperCase()}`;
+	const hex = (char: string) =>
+		`%${char.charCodeAt(0).toString(16).padStart(2, '0').toUpperCase()}`;
 	return Array.from(callId, (char) => (unsafe(char) ? hex(char) : char)).join('');
 }
 

@@ -41,7 +41,9 @@ test('Download Recording attaches each recording, named after its call, with its
 	const bytes = recordingBytes(call.id, 20_000);
 	expect(audio.mimeType).toBe('audio/mpeg');
 	expect((await binaryBuffer(audio)).equals(bytes)).toBe(true);
-	const localDate = new Date(Date.parse(call.created_at) + 14 * 3600_000).toISOString().slice(0, 10);
+	const localDate = new Date(Date.parse(call.created_at) + 14 * 3600_000)
+		.toISOString()
+		.slice(0, 10);
 	expect(items[0].json).toMatchObject({
 		recordingStatus: 'downloaded',
 		recordingMissing: false,
@@ -72,9 +74,7 @@ test.each([
 		const items = await trigger.pollItems();
 		const names = items.map((item) => item.binary!.data.fileName);
 		expect(names).toEqual(ids(calls).map((id) => `${id}.${extension}`));
-		expect(items.map((item) => item.json.hostFileName)).toEqual(
-			calls.map(() => 'recording.mp3'),
-		);
+		expect(items.map((item) => item.json.hostFileName)).toEqual(calls.map(() => 'recording.mp3'));
 		for (const item of items) {
 			const bytes = recordingBytes(String(item.json.id), 2_000);
 			expect(item.json.sha256).toBe(sha256(bytes));

@@ -4,7 +4,7 @@ import { trackCall } from '../../nodes/LeadCallAccessTrigger/calls';
 import type { Position } from '../../nodes/LeadCallAccessTrigger/position';
 import {
 	MAX_REMEMBERED,
-	classify,
+	callVerdict,
 	readPosition,
 	recordCalls,
 	usablePosition,
@@ -114,7 +114,7 @@ describe('recordCalls', () => {
 	});
 });
 
-describe('classify', () => {
+describe('callVerdict', () => {
 	const position: Position = { seen: ['a'], newestAt: at(5), queryKey: '' };
 	const seen = new Set(position.seen);
 
@@ -125,6 +125,6 @@ describe('classify', () => {
 		['handled, without a time', 'reached', call('a')],
 		['not handled, without a time', 'new', call('x')],
 	])('%s: %s', (_, verdict, listed) => {
-		expect(classify(listed, position, seen)).toBe(verdict);
+		expect(callVerdict(listed, position, seen)).toBe(verdict);
 	});
 });

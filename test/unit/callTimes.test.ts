@@ -1,4 +1,4 @@
-import { parseSince, parseTime } from '../../nodes/LeadCallAccessTrigger/time';
+import { parseSince, parseTime } from '../../nodes/LeadCallAccessTrigger/calls';
 
 const utc = (iso: string) => Date.parse(`${iso}Z`);
 

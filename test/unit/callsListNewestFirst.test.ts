@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { TrackedCall } from '../../nodes/LeadCallAccessTrigger/calls';
 import type { Position } from '../../nodes/LeadCallAccessTrigger/position';
-import { findNewCalls, findStartCalls } from '../../nodes/LeadCallAccessTrigger/walk';
+import { findNewCalls, findStartCalls } from '../../nodes/LeadCallAccessTrigger/callsList';
 
 /**
  * Reading a newest-first calls list until the position (walk.ts), over plain async iterables:

@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import type { CallPage } from '../../nodes/shared/calls/callPages';
 import type { NextPage } from '../../nodes/shared/calls/pagination';
 import type { Position } from '../../nodes/LeadCallAccessTrigger/position';
-import { findTailCalls } from '../../nodes/LeadCallAccessTrigger/tail';
+import { findTailCalls } from '../../nodes/LeadCallAccessTrigger/callsList';
 
 /**
  * Where the next poll of an oldest-first list resumes (tail.ts `resumeAt`): the page holding the
