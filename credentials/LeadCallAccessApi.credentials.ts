@@ -9,7 +9,7 @@ import type {
 import {
 	ConnectionSettingsError,
 	parseConnectionSettings,
-} from '../nodes/shared/transport/connection';
+} from '../nodes/shared/connection';
 
 export class LeadCallAccessApi implements ICredentialType {
 	name = 'leadCallAccessApi';
@@ -32,7 +32,8 @@ export class LeadCallAccessApi implements ICredentialType {
 			required: true,
 			placeholder: 'e.g. https://api.example.com',
 			description:
-				"The service's address, with https:// (http:// only for a test server on this machine)",
+				"The API address your provider gives you with your key (in the desktop app's Settings › Developers, or the service's API documentation), with or without /v1",
+			hint: 'Starts with https:// (http:// only for a test server on this machine)',
 		},
 		{
 			displayName: 'API Key',

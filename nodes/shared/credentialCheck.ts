@@ -7,8 +7,8 @@ import type {
 } from 'n8n-workflow';
 
 import { describeNetworkFailure, networkErrorCode } from './errors';
-import type { ConnectionSettings } from './transport/connection';
-import { parseConnectionSettings } from './transport/connection';
+import type { ConnectionSettings } from './connection';
+import { parseConnectionSettings } from './connection';
 
 /** The name both nodes give the test in `methods.credentialTest` and (literally) `testedBy`. */
 export const CREDENTIAL_TEST = 'leadCallAccessApiTest';

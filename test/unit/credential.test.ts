@@ -1,5 +1,5 @@
 import { LeadCallAccessApi } from '../../credentials/LeadCallAccessApi.credentials';
-import { parseBaseUrl } from '../../nodes/shared/transport/connection';
+import { parseBaseUrl } from '../../nodes/shared/connection';
 
 const key = `pf_live_${'a1B2_-'.repeat(7)}x`;
 const credential = new LeadCallAccessApi();

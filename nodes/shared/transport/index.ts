@@ -2,8 +2,8 @@ import type { ICredentialsDecrypted, IDataObject, IHttpRequestOptions, INode } f
 import { sleep } from 'n8n-workflow';
 
 import type { RequestContext } from '../context';
-import type { ConnectionSettings } from './connection';
-import { ConnectionSettingsError, parseConnectionSettings } from './connection';
+import type { ConnectionSettings } from '../connection';
+import { ConnectionSettingsError, parseConnectionSettings } from '../connection';
 import type { ApiOperation } from '../errors';
 import {
 	errorFromResponse,

@@ -1,7 +1,8 @@
 /**
  * Validation of the credential's connection settings. Used both by the credential's
  * `authenticate` (the last gate before the key is attached to a request) and by the
- * transport (to fail early, with the item index, before any request is sent).
+ * transport (to fail early, with the item index, before any request is sent). It imports
+ * nothing, so the credential depends on no request code.
  */
 
 export const API_KEY_PATTERN = /^pf_live_[A-Za-z0-9_-]{43}$/;
