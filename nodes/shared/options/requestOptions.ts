@@ -13,7 +13,7 @@ const serverErrorWaitSeconds = RETRY_POLICY.maxServerErrorRetryAfterMs / 1000;
 
 /**
  * Options every operation offers, added to each operation's "Options" collection. Each
- * description says all its option does (test/engine/resilience.test.ts checks each sentence);
+ * description says all its option does (test/engine/rateLimits.test.ts and failures.test.ts pin what each says);
  * the defaults come from RETRY_POLICY, their only copy.
  */
 const requestOptionFields: INodeProperties[] = [
