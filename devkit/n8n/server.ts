@@ -1,21 +1,21 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/require-node-api-error -- dev code, not in the package n8n loads: node rules do not apply */
+/**
+ * One `n8n start` process on 127.0.0.1:<sandbox.port>, driven over its REST API as the owner
+ * (rest.ts). Start-up cost is paid once; every workflow run after that is an HTTP call, and
+ * concurrent runs share the process (module-level state in a node, e.g. a rate limiter, is
+ * shared too).
+ */
 import { spawn, type ChildProcess } from 'child_process';
 import { randomUUID } from 'crypto';
 import * as fs from 'fs';
 import * as path from 'path';
 
 import { isFinished, readStoredExecutions, type StoredExecution } from './db';
-import { N8N_MAJOR } from './n8n-install';
+import { N8nRest } from './rest';
 import type { N8nSandbox } from './sandbox';
 import type { CredentialJson, RunData, WorkflowJson } from './types';
 
-/** The owner every harness n8n is set up with (the editor test signs in as this user). */
-export const OWNER = {
-	email: 'e2e-owner@example.com',
-	firstName: 'E2E',
-	lastName: 'Owner',
-	password: 'E2e-Harness-pw1',
-};
+export { OWNER, type CredentialTestResult, type PublicationStatus } from './rest';
 
 export interface ServerRunResult {
 	workflowId: string;
@@ -27,33 +27,14 @@ export interface ServerRunResult {
 	stored: StoredExecution;
 }
 
-/** Where n8n stands with publishing (activating) a workflow, in 2.x's terms. */
-export interface PublicationStatus {
-	status: 'in_progress' | 'published' | 'partial' | 'failed' | 'not_published';
-	triggers: Array<{ nodeId: string; status: string; errorMessage: string | null }>;
-}
-
-export interface CredentialTestResult {
-	status: 'OK' | 'Error';
-	message: string;
-}
-
-/**
- * One `n8n start` process on 127.0.0.1:<sandbox.port>, driven over its REST API as the owner.
- * Start-up cost is paid once; every workflow run after that is an HTTP call, and concurrent runs
- * share the process (module-level state in a node, e.g. a rate limiter, is shared too).
- */
-export class N8nServer {
-	readonly baseUrl: string;
+export class N8nServer extends N8nRest {
 	readonly logFile: string;
-	private cookie = '';
-	private credentialIds = new Map<string, string>();
 
 	private constructor(
 		readonly sandbox: N8nSandbox,
 		private readonly child: ChildProcess,
 	) {
-		this.baseUrl = `http://127.0.0.1:${sandbox.port}`;
+		super(`http://127.0.0.1:${sandbox.port}`);
 		this.logFile = path.join(sandbox.userFolder, 'n8n-server.log');
 	}
 
@@ -93,172 +74,6 @@ export class N8nServer {
 			await new Promise((r) => setTimeout(r, 250));
 		}
 		throw new Error(`n8n did not become ready within ${timeoutMs} ms; see ${this.logFile}`);
-	}
-
-	/** First start: create the owner (this also logs in). Restart on the same folder: log in. */
-	private async signIn() {
-		const setup = await fetch(`${this.baseUrl}/rest/owner/setup`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify(OWNER),
-		});
-		if (setup.ok) return this.keepCookie(setup);
-		const login = await fetch(`${this.baseUrl}/rest/login`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
-		});
-		if (!login.ok)
-			throw new Error(`n8n owner login failed: HTTP ${login.status} ${await login.text()}`);
-		this.keepCookie(login);
-	}
-
-	private keepCookie(res: Response) {
-		const auth = res.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
-		if (!auth) throw new Error('n8n did not set the n8n-auth cookie');
-		this.cookie = auth.split(';')[0];
-	}
-
-	/** Internal REST API call as the owner; returns the unwrapped `data`. */
-	async rest<T>(method: string, route: string, body?: unknown): Promise<T> {
-		const res = await fetch(`${this.baseUrl}/rest${route}`, {
-			method,
-			headers: { 'content-type': 'application/json', cookie: this.cookie },
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		const text = await res.text();
-		// Error bodies can echo the request (credential data), so only the status is reported.
-		if (!res.ok)
-			throw new Error(`n8n ${method} /rest${route}: HTTP ${res.status} ${safeMessage(text)}`);
-		return (JSON.parse(text) as { data: T }).data;
-	}
-
-	/**
-	 * Creates the credential through the REST API (as the UI does) and remembers the id n8n
-	 * assigned, so workflows referencing `credential.id` are rewritten to it.
-	 */
-	async createCredential(credential: CredentialJson): Promise<string> {
-		const { id } = await this.rest<{ id: string }>('POST', '/credentials', {
-			name: credential.name,
-			type: credential.type,
-			data: credential.data,
-		});
-		this.credentialIds.set(credential.id, id);
-		return id;
-	}
-
-	/** The credential test as the editor runs it ("Test" button / save). */
-	testCredential(
-		credential: Omit<CredentialJson, 'id'> & { id?: string },
-	): Promise<CredentialTestResult> {
-		const id = credential.id && (this.credentialIds.get(credential.id) ?? credential.id);
-		return this.rest('POST', '/credentials/test', { credentials: { ...credential, id } });
-	}
-
-	/** Creates and publishes (activates) a workflow; returns its id. */
-	async deployWorkflow(workflow: WorkflowJson): Promise<string> {
-		const nodes = workflow.nodes.map((node) => ({
-			...node,
-			credentials: node.credentials && this.remapCredentials(node.credentials),
-		}));
-		const created = await this.rest<{ id: string; versionId: string }>('POST', '/workflows', {
-			name: workflow.name,
-			nodes,
-			connections: workflow.connections,
-			settings: workflow.settings ?? {},
-			active: false,
-		});
-		await this.rest('POST', `/workflows/${created.id}/activate`, { versionId: created.versionId });
-		return created.id;
-	}
-
-	/**
-	 * The publication status once (un)publishing has settled. 2.x publishes through an outbox,
-	 * after the REST call returned; 1.x (de)activates within the call (a polling trigger's first
-	 * poll included, a failure fails the call), so its status follows from `active`.
-	 */
-	async publicationStatus(workflowId: string, timeoutMs = 60_000): Promise<PublicationStatus> {
-		if (N8N_MAJOR < 2) {
-			const { active } = await this.rest<{ active: boolean }>('GET', `/workflows/${workflowId}`);
-			return { status: active ? 'published' : 'not_published', triggers: [] };
-		}
-		const deadline = Date.now() + timeoutMs;
-		for (;;) {
-			const status = await this.rest<PublicationStatus>(
-				'GET',
-				`/workflows/${workflowId}/publication-status`,
-			);
-			if (status.status !== 'in_progress') return status;
-			if (Date.now() > deadline) throw new Error(`workflow ${workflowId} is still publishing`);
-			await new Promise((r) => setTimeout(r, 100));
-		}
-	}
-
-	/**
-	 * Publishes (activates) a stored workflow; resolves with its settled publication status. A
-	 * failed activation is a `failed` status on both lines: 2.x reports it there, 1.x answers
-	 * the REST call with 400 and the message instead.
-	 */
-	async activateWorkflow(workflowId: string): Promise<PublicationStatus> {
-		const route = `/workflows/${workflowId}`;
-		const { versionId, nodes } = await this.rest<{
-			versionId: string;
-			nodes: Array<{ id: string; type: string }>;
-		}>('GET', route);
-		try {
-			await this.rest('POST', `${route}/activate`, { versionId });
-		} catch (error) {
-			const failed = /\((There was a problem activating the workflow: .*)\)$/.exec(
-				(error as Error).message,
-			);
-			if (N8N_MAJOR >= 2 || !failed) throw error;
-			const triggers = nodes.filter((node) => /trigger$/i.test(node.type));
-			return {
-				status: 'failed',
-				triggers: triggers.map((node) => ({
-					nodeId: node.id,
-					status: 'failed',
-					errorMessage: failed[1],
-				})),
-			};
-		}
-		return await this.publicationStatus(workflowId);
-	}
-
-	/**
-	 * Unpublishes and publishes again: publishing runs one poll of each polling trigger, from the
-	 * position in the database, so this is a poll on demand. Fails when that poll fails.
-	 */
-	async republish(workflowId: string): Promise<void> {
-		await this.rest('POST', `/workflows/${workflowId}/deactivate`, {});
-		await this.publicationStatus(workflowId);
-		const status = await this.activateWorkflow(workflowId);
-		if (status.status !== 'published') {
-			throw new Error(`poll by publication failed: ${JSON.stringify(status.triggers)}`);
-		}
-	}
-
-	/**
-	 * A manual run as the editor starts it (`POST /workflows/:id/run`, e.g. "Fetch Test Event");
-	 * returns the execution id. 1.x runs the workflow the editor sends, 2.x the stored one.
-	 */
-	async runManually(workflowId: string, payload: Record<string, unknown>): Promise<string> {
-		const route = `/workflows/${workflowId}`;
-		const workflowData = N8N_MAJOR < 2 ? await this.rest<unknown>('GET', route) : undefined;
-		const { executionId } = await this.rest<{ executionId: string }>('POST', `${route}/run`, {
-			...payload,
-			...(workflowData ? { workflowData } : {}),
-		});
-		return executionId;
-	}
-
-	private remapCredentials(creds: Record<string, { id: string; name: string }>) {
-		return Object.fromEntries(
-			Object.entries(creds).map(([type, ref]) => [
-				type,
-				{ ...ref, id: this.credentialIds.get(ref.id) ?? ref.id },
-			]),
-		);
 	}
 
 	/** POSTs to a production webhook of an active workflow. */
@@ -371,15 +186,6 @@ export class N8nServer {
 		const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
 		await exited;
 		clearTimeout(timer);
-	}
-}
-
-function safeMessage(text: string): string {
-	try {
-		const message = (JSON.parse(text) as { message?: string }).message;
-		return message ? `(${message.slice(0, 300)})` : '';
-	} catch {
-		return '';
 	}
 }
 
