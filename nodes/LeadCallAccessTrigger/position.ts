@@ -12,7 +12,7 @@ import { parseTime, trackCall } from './calls';
  */
 export const MAX_REMEMBERED = 500;
 
-/** A call already past the position, waiting for its recording (see emit.ts). */
+/** A call already past the position, waiting for its recording (see deliver.ts). */
 export interface HeldCall {
 	call: TrackedCall;
 	/** When the trigger first asked for its recording (ms): Wait for Recording counts from here. */

@@ -5,7 +5,7 @@ import type { Position } from '../../nodes/LeadCallAccessTrigger/position';
 import { findNewCalls, findStartCalls } from '../../nodes/LeadCallAccessTrigger/callsList';
 
 /**
- * Reading a newest-first calls list until the position (walk.ts), over plain async iterables:
+ * Reading a newest-first calls list until the position (callsList.ts), over plain async iterables:
  * list shapes the emulator does not produce. The trigger suite (test/engine/trigger.test.ts)
  * drives the same walk through n8n's poll.
  */

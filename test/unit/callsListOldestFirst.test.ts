@@ -6,7 +6,7 @@ import type { Position } from '../../nodes/LeadCallAccessTrigger/position';
 import { findTailCalls } from '../../nodes/LeadCallAccessTrigger/callsList';
 
 /**
- * Where the next poll of an oldest-first list resumes (tail.ts `resumeAt`): the page holding the
+ * Where the next poll of an oldest-first list resumes (callsList.ts `resumeAt`): the page holding the
  * last handled call, or an earlier one holding a new call not handled yet, else the last page read.
  */
 

@@ -3,7 +3,7 @@ import { isJsonObject } from '../json';
 
 /**
  * Reading one page of `GET /v1/calls`. The spec does not show the response, so the shapes
- * that APIs of this kind use are all accepted (see README, "How gaps in the API spec are handled").
+ * that APIs of this kind use are all accepted (see CONTRIBUTING.md, "Gaps in the API spec").
  */
 const LIST_KEYS = ['data', 'items', 'calls', 'results', 'records'];
 const CURSOR_KEYS = [
