@@ -6,10 +6,7 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import {
-	ConnectionSettingsError,
-	parseConnectionSettings,
-} from '../nodes/shared/connection';
+import { ConnectionSettingsError, parseConnectionSettings } from '../nodes/shared/connection';
 
 export class LeadCallAccessApi implements ICredentialType {
 	name = 'leadCallAccessApi';

@@ -93,7 +93,7 @@ const triggerOptions: INodeProperties[] = [
 		default: DEFAULT_RECORDING_WAIT_MINUTES,
 		displayOptions: { show: { '/downloadRecording': [true] } },
 		description:
-			'How long a check waits for recordings not ready yet. A call the service says has no recording then comes without a file, with recordingStatus "none" (missed calls). One still being processed waits longer (Give Up on Processing After).',
+			'How long a check waits for recordings not ready yet. Then a call without one comes without a file (recordingStatus "none"); one still being processed waits on (Give Up on Processing After).',
 	},
 ];
 

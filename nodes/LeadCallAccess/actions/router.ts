@@ -1,7 +1,6 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import type { NodeError } from '../../shared/errors';
-import { operationError, statusOf, toNodeError, validationDetailsOf } from '../../shared/errors';
+import { errorItem, operationError, toNodeError } from '../../shared/errors';
 import { resources } from './resources';
 import { findOperation } from './operation';
 
@@ -12,25 +11,6 @@ import { findOperation } from './operation';
  * n8n's semantics say no later item is sent: one item at a time.
  */
 const CONCURRENT_ITEMS_WHEN_CONTINUING = 8;
-
-/**
- * The item an error belongs to, in the one shape every supported n8n routes to the error output:
- * 1.x moves an item there only when its json is exactly `{ error }` or `{ error, message }`
- * (2.x also allows `details`), and an item carrying the node error itself (`item.error`) has
- * its json replaced by `{ error: message }` on both lines, losing the fields below. So:
- * `error` is the message, `message` holds what an IF node or a person needs beyond it.
- */
-function errorItem(error: NodeError, itemIndex: number): INodeExecutionData {
-	const json: IDataObject = { error: error.message };
-	const more: IDataObject = {};
-	// Only API answers have a status ("422", "404"...); local validation errors have none.
-	const httpCode = statusOf(error);
-	if (httpCode) more.httpCode = httpCode;
-	const details = validationDetailsOf(error);
-	if (details !== undefined) more.details = details as IDataObject[];
-	if (Object.keys(more).length > 0) json.message = more;
-	return { json, pairedItem: { item: itemIndex } };
-}
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();

@@ -4,7 +4,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import type { ApiResponse } from '../transport/response';
 import { RETRY_POLICY } from '../transport/retryPolicy';
-import { VALIDATION_DETAILS, isValidationIssue } from './details';
+import { REFUSED_FIELDS, VALIDATION_DETAILS, isValidationIssue } from './details';
 import { duration } from './duration';
 import { failureOf } from './failure';
 
@@ -24,11 +24,15 @@ export interface ApiOperation {
 	fieldLabels?: Record<string, string>;
 }
 
-/** `["body", "phone_e164"]` -> `Phone`; the request part prefix says nothing to a user. */
-function fieldOf(loc: Array<string | number>, labels: Record<string, string> = {}): string {
+/** `["body", "phone_e164"]` -> `phone_e164`; the request part prefix says nothing to a user. */
+function apiFieldOf(loc: Array<string | number>): string {
 	const parts = ['body', 'query', 'path', 'header'].includes(String(loc[0])) ? loc.slice(1) : loc;
-	if (parts.length === 0) return String(loc[0] ?? 'request');
-	const name = parts.join('.');
+	return parts.length === 0 ? String(loc[0] ?? 'request') : parts.join('.');
+}
+
+/** `["body", "phone_e164"]` -> `Phone`: the editor's label when the field has one. */
+function fieldOf(loc: Array<string | number>, labels: Record<string, string> = {}): string {
+	const name = apiFieldOf(loc);
 	return labels[name] ?? name;
 }
 
@@ -80,6 +84,10 @@ function validationError(
 		httpCode: '422',
 	});
 	error.context[VALIDATION_DETAILS] = (issues.length > 0 ? issues : detail) as JsonObject[];
+	// Only fields the editor shows: a user fixes those on the item.
+	const labels = operation.fieldLabels ?? {};
+	const refused = issues.map((issue) => labels[apiFieldOf(issue.loc)]).filter(Boolean);
+	if (refused.length > 0) error.context[REFUSED_FIELDS] = [...new Set(refused)];
 	return error;
 }
 

@@ -8,8 +8,14 @@ import type { JsonObject, NodeApiError, NodeOperationError } from 'n8n-workflow'
 /** What the nodes throw: every failure ends as one of these. */
 export type NodeError = NodeApiError | NodeOperationError;
 
-/** Where a 422 detail array travels to the error item (`json.message.details`, see the router). */
+/** Where a 422 detail array travels to the error item (`json.message.details`, see item.ts). */
 export const VALIDATION_DETAILS = 'validationDetails';
+
+/**
+ * The editor labels of the input fields whose values were refused (`json.message.fields`, see
+ * item.ts): by the node before sending, or by the service's 422. What an IF node routes on.
+ */
+export const REFUSED_FIELDS = 'refusedFields';
 
 /** One entry of a 422 `HTTPValidationError.detail` array. */
 export interface ValidationIssue {
@@ -49,4 +55,11 @@ export function validationDetailsOf(error: unknown): JsonObject[] | undefined {
 	if (!isNodeError(error)) return undefined;
 	const details = error.context[VALIDATION_DETAILS];
 	return details === undefined ? undefined : (details as JsonObject[]);
+}
+
+/** The labels of the fields whose values were refused (["Phone"]); undefined when none was. */
+export function refusedFieldsOf(error: unknown): string[] | undefined {
+	if (!isNodeError(error)) return undefined;
+	const fields = error.context[REFUSED_FIELDS];
+	return Array.isArray(fields) && fields.length > 0 ? fields.map(String) : undefined;
 }

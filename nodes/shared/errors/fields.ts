@@ -1,7 +1,7 @@
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { VALIDATION_DETAILS } from './details';
+import { REFUSED_FIELDS, VALIDATION_DETAILS } from './details';
 
 /** A problem that reads on after the field's label: "Phone is empty", "Name must be text". */
 const READS_ON = /^(is|must|has|contains)\b/;
@@ -27,5 +27,6 @@ export function fieldError(
 	error.context[VALIDATION_DETAILS] = [
 		{ loc: ['body', field.apiName], msg: problem, type: 'value_error' },
 	];
+	error.context[REFUSED_FIELDS] = [field.label];
 	return error;
 }

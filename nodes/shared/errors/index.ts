@@ -1,7 +1,8 @@
 /**
  * The one place for errors: every error the nodes raise is built in this folder (API answers in
  * api.ts, network failures and downloads in network.ts, fields checked before sending in
- * fields.ts), and only details.ts reads what an error carries (its status, its 422 details).
+ * fields.ts), only details.ts reads what an error carries (its status, its 422 details, the
+ * fields refused), and item.ts shapes the error output's item.
  */
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
@@ -21,6 +22,7 @@ export type { NodeError } from './details';
 export { isStale, statusOf, validationDetailsOf } from './details';
 export { duration } from './duration';
 export { fieldError } from './fields';
+export { errorItem } from './item';
 export {
 	describeNetworkFailure,
 	downloadError,

@@ -87,7 +87,7 @@ const properties: INodeProperties[] = [
 			type: 'boolean',
 			default: false,
 			description:
-				'Whether to only show each lead as it would be sent, or why it would be refused, without sending anything or changing what Skip Unchanged Leads remembers',
+				'Whether to check each lead without sending anything: a lead that would be refused fails as in a real run, the others come out as they would be sent',
 		},
 		skipUnchangedOption,
 	]),
@@ -155,18 +155,13 @@ function buildLeadImport(this: IExecuteFunctions, itemIndex: number): IDataObjec
 }
 
 /**
- * Dry Run: the lead as it would be sent, or why it would be refused, without a request and
- * without Skip Unchanged Leads. Refusals come out with the others, in row order, so one run
- * shows the whole list whatever the node's On Error setting.
+ * Dry Run: a real run without the sending (no request, Skip Unchanged Leads left alone). A lead
+ * that would be sent comes out as it would be sent; one that would be refused fails its item
+ * with the error a real run gives it, so it takes the same way (error output, or the node fails).
  */
 function dryRun(this: IExecuteFunctions, itemIndex: number): INodeExecutionData[] {
 	const phoneAsWritten = asText(this.getNodeParameter('phoneE164', itemIndex, '')).text;
-	let json: IDataObject;
-	try {
-		json = { ...buildLeadImport.call(this, itemIndex), dryRun: true, phoneAsWritten };
-	} catch (error) {
-		json = { dryRun: true, phoneAsWritten, refused: (error as Error).message };
-	}
+	const json = { ...buildLeadImport.call(this, itemIndex), dryRun: true, phoneAsWritten };
 	return [{ json, pairedItem: { item: itemIndex } }];
 }
 

@@ -1,0 +1,300 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
+/**
+ * The lead examples (CSV file, Google Sheet, form, HubSpot), imported as a user would into a real
+ * n8n with the package installed from its tarball, run against the emulator: real data, Dry Run,
+ * a service that refuses or is down.
+ */
+import * as fs from 'fs';
+
+import { runImportExample, type ImportSummary } from '../../devkit/demo/examples';
+import {
+	deployHubSpotSyncExample,
+	hubSpotContact,
+	keptFormSubmissions,
+	publishLeadFormExample,
+	runCsvExample,
+	runGoogleSheetsExample,
+	type SheetsRun,
+} from '../../devkit/demo/leadExamples';
+import { STARTING_EXAMPLES } from '../../devkit/demo/startingExamples';
+import { nodeOutput } from '../../devkit/n8n';
+import { useExamplesSession } from './examples-kit';
+
+jest.setTimeout(120_000);
+
+const { session, credential, apiRequests, publishes } = useExamplesSession();
+const leadPosts = () => apiRequests('/v1/leads');
+
+describe('import-leads-from-csv.json', () => {
+	let result: ImportSummary;
+	beforeAll(async () => {
+		session().emulator.reset();
+		result = await runImportExample(session(), credential());
+	});
+
+	test('imports the good and the fixable rows, normalised to E.164', () => {
+		expect(result.run.run.status).toBe('success');
+		expect(result.rows).toHaveLength(8);
+		expect(result.imported.map(({ name, phoneE164 }) => [name, phoneE164])).toEqual([
+			['Ada Lovelace', '+14155552671'],
+			['Grace Hopper', '+14155552672'],
+			['Alan Turing', '+442079460958'],
+			['Katherine Johnson', '+14155552673'],
+			['Edsger Dijkstra', '+31205550199'],
+		]);
+		expect(result.imported.map((lead) => lead.row)).toEqual([0, 1, 2, 3, 4]);
+		const stored = session().emulator.leads.get('+14155552672');
+		expect(stored).toMatchObject({ name: 'Grace Hopper', campaign_id: 'spring-webinar' });
+	});
+
+	test('rejected rows leave through the error output, paired to their row, with the reason', () => {
+		expect(
+			result.rejected.map(({ row, name, phone, reason }) => [row, name, phone, reason]),
+		).toEqual([
+			[
+				5,
+				'Linus Pauling',
+				'call me maybe',
+				expect.stringMatching(/^Phone: "call me maybe" contains no digits/),
+			],
+			[
+				6,
+				'Marie Curie',
+				'',
+				'Phone is empty: map it to the column or field that holds the phone number',
+			],
+			[
+				7,
+				'Nikola Tesla',
+				'555-01',
+				expect.stringMatching(
+					/^Phone: "555-01" is not a possible number of United States \(\+1\), the Default Country \(5 digits, its numbers have 10 digits\)/,
+				),
+			],
+		]);
+		// n8n merges the input row into each error item, so the next node sees the CSV columns.
+		const [first] = nodeOutput(result.run.run, 'Import Lead', 1);
+		expect(first.json).toMatchObject({ name: 'Linus Pauling', campaign: 'trade-show' });
+		expect(first.json.message).toEqual({
+			fields: ['Phone'],
+			details: [expect.objectContaining({ loc: ['body', 'phone_e164'], type: 'value_error' })],
+		});
+	});
+
+	test('a rejected row spends no request; each good row exactly one', () => {
+		expect(leadPosts().map((request) => request.status)).toEqual([201, 201, 201, 201, 201]);
+		expect(session().emulator.stats().byStatus['429']).toBeUndefined();
+	});
+
+	test('rejected-leads.csv collects the rejected rows with their reasons', () => {
+		const csv = fs.readFileSync(result.rejectedFile, 'utf8').replace(/^\uFEFF/, '');
+		const lines = csv.trim().split(/\r?\n/);
+		expect(lines[0]).toBe('name,phone,campaign,reason');
+		expect(lines.slice(1)).toEqual([
+			expect.stringMatching(/^Linus Pauling,call me maybe,trade-show,"Phone: ""call me/),
+			'Marie Curie,,trade-show,Phone is empty: map it to the column or field that holds the phone number',
+			expect.stringMatching(/^Nikola Tesla,555-01,trade-show,"Phone: ""555-01"" is not/),
+		]);
+	});
+
+	test('running it again updates the same leads (upsert by phone)', async () => {
+		const again = await runImportExample(session(), credential());
+		expect(again.imported).toHaveLength(5);
+		expect(session().emulator.leads.size).toBe(5);
+		expect(session().emulator.leads.get('+14155552671')?.writes).toBe(2);
+	});
+
+	test('with Dry Run: nothing is sent, and rejected-leads.csv lists the same rows', async () => {
+		const real = fs.readFileSync(result.rejectedFile, 'utf8').replace(/^\uFEFF/, '');
+		const before = leadPosts().length;
+		const dry = await runCsvExample(session(), credential(), { options: { dryRun: true } });
+		expect(dry.run.run.status).toBe('success');
+		expect(leadPosts()).toHaveLength(before);
+		expect(dry.imported.map((lead) => [lead.phone_e164, lead.dryRun])).toEqual(
+			result.imported.map((lead) => [lead.phoneE164, true]),
+		);
+		expect(dry.rejectedCsv).toBe(real);
+	});
+});
+
+describe('import-leads-from-google-sheets.json (Google Sheets stood in for)', () => {
+	const ROWS = [
+		{ row_number: 2, phone: '(415) 555-2671', name: 'Ada Lovelace', campaign: 'spring' },
+		{ row_number: 3, phone: '14155552672.0', name: 'Grace Hopper', campaign: 'spring' },
+		{ row_number: 4, phone: 'call me maybe', name: 'Linus Pauling', campaign: 'spring' },
+		{ row_number: 5, phone: 14155552673, name: 'Katherine Johnson', campaign: 'spring' },
+		{ row_number: 6, phone: '', name: 'Marie Curie', campaign: 'spring' },
+		{ row_number: 7, phone: '555-01', name: 'Nikola Tesla', campaign: 'spring' },
+	];
+	const REFUSED = [4, 6, 7];
+	let real: SheetsRun;
+	beforeAll(async () => {
+		session().emulator.reset();
+		real = await runGoogleSheetsExample(session(), credential(), ROWS);
+	});
+
+	test('writes each row its result: imported, or rejected with the reason', () => {
+		expect(real.run.run.status).toBe('success');
+		expect(real.written).toEqual(
+			ROWS.map(({ row_number }) => ({
+				row_number,
+				result: REFUSED.includes(row_number)
+					? expect.stringMatching(/^rejected: Phone( is empty|: ")/)
+					: expect.stringMatching(/^imported \d{4}-\d\d-\d\d \d\d:\d\d$/),
+			})),
+		);
+		expect(real.written[2].result).toMatch(/^rejected: Phone: "call me maybe" contains no digits/);
+		const stored = [...session().emulator.leads.keys()].sort();
+		expect(stored.join(' ')).toBe('+14155552671 +14155552672 +14155552673');
+	});
+
+	test('with Dry Run: "would be imported", or rejected with the same reason; nothing is sent', async () => {
+		session().emulator.reset();
+		const dry = await runGoogleSheetsExample(session(), credential(), ROWS, { dryRun: true });
+		expect(dry.run.run.status).toBe('success');
+		expect(dry.written).toEqual(
+			real.written.map(({ row_number, result }) => ({
+				row_number,
+				result: REFUSED.includes(Number(row_number)) ? result : 'would be imported',
+			})),
+		);
+		expect(session().emulator.requests).toEqual([]);
+		expect(session().emulator.leads.size).toBe(0);
+	});
+});
+
+describe('lead-form.json (n8n Form, published)', () => {
+	let submit: (name: string, phone: string) => Promise<string>;
+	beforeAll(async () => {
+		session().emulator.reset();
+		({ submit } = await publishLeadFormExample(session(), credential()));
+	});
+	afterEach(() => session().emulator.reset());
+	const ASK_TO_FIX = 'We could not use the phone number you wrote. Please go back';
+
+	test('a good number is imported and the person is thanked', async () => {
+		expect(await submit('Ada Lovelace', '020 7946 0958')).toContain(
+			'Thank you, Ada Lovelace. We will call you soon.',
+		);
+		expect(session().emulator.leads.get('+442079460958')).toMatchObject({
+			name: 'Ada Lovelace',
+			campaign_id: 'web-form',
+			legal_basis: 'consent',
+		});
+	});
+
+	test('a number the node cannot read asks the person to fix it; nothing is sent or kept', async () => {
+		expect(await submit('Linus Pauling', 'call me maybe')).toContain(ASK_TO_FIX);
+		expect(leadPosts()).toEqual([]);
+		expect(keptFormSubmissions(session())).toEqual([]);
+	});
+
+	test('a number the service refuses asks the person to fix it, not to try later', async () => {
+		const detail = [
+			{ loc: ['body', 'phone_e164'], msg: 'not a callable number', type: 'value_error' },
+		];
+		session().emulator.inject({
+			kind: 'status',
+			status: 422,
+			body: JSON.stringify({ detail }),
+			path: '/v1/leads',
+		});
+		expect(await submit('Alan Turing', '+44 20 7946 0959')).toContain(ASK_TO_FIX);
+		expect(leadPosts().map((request) => request.status)).toEqual([422]);
+		expect(keptFormSubmissions(session())).toEqual([]);
+	});
+
+	test('when the service is down: told to try later, the answer kept in its file, importable later', async () => {
+		session().emulator.inject({ kind: 'status', status: 503, count: 100, path: '/v1/leads' });
+		const page = await submit('Grace Hopper', '07400 123456');
+		expect(page).toContain('Sorry, we could not save your request just now');
+		expect(page).toContain('try again in a few minutes');
+		expect(page).not.toContain(ASK_TO_FIX);
+		const kept = keptFormSubmissions(session());
+		expect(kept).toHaveLength(1);
+		const [header, row, ...more] = kept[0].csv.trim().split(/\r?\n/);
+		expect([header, more]).toEqual(['name,phone,campaign,submittedAt,reason', []]);
+		expect(row).toMatch(
+			/^Grace Hopper,07400 123456,web-form,[^,]+,"The API is temporarily unavailable \(503\)/,
+		);
+
+		// As the note says: the CSV example, reading those files with the form's Default Country.
+		session().emulator.reset();
+		const later = await runCsvExample(session(), credential(), {
+			read: `${session().filesDir}/form-submission-*.csv`,
+			options: { defaultCountryCode: 'GB' },
+		});
+		expect(later.run.run.status).toBe('success');
+		expect(session().emulator.leads.get('+447400123456')).toMatchObject({
+			name: 'Grace Hopper',
+			campaign_id: 'web-form',
+		});
+		kept.forEach(({ file }) => fs.rmSync(file));
+	});
+});
+
+describe('sync-hubspot-contacts.json (HubSpot stood in for; Skip Unchanged Leads)', () => {
+	const withPhone = [
+		hubSpotContact(1, 'Ada Lovelace', '+1 415 555 2671'),
+		hubSpotContact(2, 'Grace Hopper', '(415) 555-2672'),
+		hubSpotContact(3, 'Alan Turing', '+44 20 7946 0958'),
+	];
+	const withoutPhone = [hubSpotContact(5, 'Marie Curie'), hubSpotContact(6, 'Emmy Noether', ' ')];
+	const refused = hubSpotContact(4, 'Linus Pauling', 'call me maybe');
+	const noPhoneSummary = {
+		summary: '2 contact(s) have no phone number: skipped, not sent',
+		contactsWithoutPhone: 2,
+		firstContacts: [5, 6],
+	};
+
+	test('contacts without a phone are skipped and counted; a refused one fails the run, by name', async () => {
+		session().emulator.reset();
+		const sync = await deployHubSpotSyncExample(session(), credential());
+		const first = await sync.runNight([...withPhone, refused, ...withoutPhone]);
+		expect(first.counts).toEqual({ sent: 3, skipped: 0 });
+		expect(first.withoutPhone).toEqual(noPhoneSummary);
+		expect(first.run.run.status).toBe('error');
+		expect(first.failure).toMatch(
+			/^1 contact\(s\) were not imported: HubSpot contact 4 \(call me maybe\): Phone: "call me maybe" contains no digits.*\. Rejected Contact lists each one with its reason\.$/,
+		);
+		expect(leadPosts()).toHaveLength(3);
+
+		// The next night: one contact renamed, the refused one fixed in HubSpot; still two without.
+		session().emulator.requests.length = 0;
+		const renamed = hubSpotContact(2, 'Grace B. Hopper', '(415) 555-2672');
+		const fixed = hubSpotContact(4, 'Linus Pauling', '+1 415 555 2674');
+		const second = await sync.runNight([
+			withPhone[0],
+			renamed,
+			withPhone[2],
+			fixed,
+			...withoutPhone,
+		]);
+		expect(second.run.run.status).toBe('success');
+		expect(second.counts).toEqual({ sent: 2, skipped: 2 });
+		expect(second.withoutPhone).toEqual(noPhoneSummary);
+		expect(leadPosts().map((request) => JSON.parse(request.body).name)).toEqual([
+			'Grace B. Hopper',
+			'Linus Pauling',
+		]);
+	});
+
+	test('many refused contacts: the run fails with a short message, the count and the first three', async () => {
+		session().emulator.reset();
+		const sync = await deployHubSpotSyncExample(session(), credential());
+		const bad = Array.from({ length: 40 }, (_, index) =>
+			hubSpotContact(100 + index, 'No Digits', `number ${index}`),
+		);
+		const night = await sync.runNight([...withPhone, ...bad]);
+		expect(night.run.run.status).toBe('error');
+		expect(night.failure).toMatch(/^40 contact\(s\) were not imported: HubSpot contact 100 \(/);
+		expect(night.failure).toMatch(/HubSpot contact 102 .* \| and 37 more\. Rejected Contact/);
+		expect(night.failure).not.toMatch(/HubSpot contact 103/);
+		expect(night.failure!.length).toBeLessThan(800);
+		expect(nodeOutput(night.run.run, 'Rejected Contact')).toHaveLength(40);
+	});
+
+	test('as imported, it publishes with its Schedule Trigger', async () => {
+		expect(await publishes(STARTING_EXAMPLES.hubspotSync)).toBe(true);
+	});
+});
