@@ -8,9 +8,8 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_TEST, testCredential } from '../shared/credentialCheck';
-import { resources } from './actions/resources';
 import { resourceProperties, subtitleOf } from './actions/operation';
-import { router } from './actions/router';
+import { resources, router } from './actions/router';
 import { searchCalls } from './methods/searchCalls';
 import { searchLawfulBases } from './methods/searchLawfulBases';
 

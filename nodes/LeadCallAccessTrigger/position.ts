@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { isJsonObject } from '../shared/json';
+import { isJsonObject } from '../shared/context';
 import type { NextPage } from '../shared/calls/pagination';
 import type { ListOrder, TrackedCall } from './calls';
 import { parseTime, trackCall } from './calls';

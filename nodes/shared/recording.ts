@@ -6,7 +6,7 @@ import { apiRequest, getConnectionSettings, pause } from './transport';
 import type { NodeError } from './errors';
 import { answerError, operationError, serverMessage } from './errors';
 import { downloadSignedFile } from './transport/download';
-import { isJsonObject } from './json';
+import { isJsonObject } from './context';
 import type { RecordingFileFields } from './recordingFile';
 import { fileFingerprint, hostFileName, recordingFileName } from './recordingFile';
 

@@ -7,7 +7,7 @@ import type { ICredentialTestFunctions, INode, INodeProperties } from 'n8n-workf
 import { NodeHelpers } from 'n8n-workflow';
 
 import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
-import { resources } from '../../nodes/LeadCallAccess/actions/resources';
+import { resources } from '../../nodes/LeadCallAccess/actions/router';
 import { testCredential } from '../../nodes/shared/credentialCheck';
 
 const { description } = new LeadCallAccess();

@@ -1,8 +1,18 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { errorItem, operationError, toNodeError } from '../../shared/errors';
-import { resources } from './resources';
+import type { ResourceDeclaration } from './operation';
 import { findOperation } from './operation';
+import * as getManyCalls from './call/getAll.operation';
+import * as importLead from './lead/import.operation';
+import * as getRecording from './recording/get.operation';
+
+/** The node's resources, in the order their fields appear; the first is the default. */
+export const resources: ResourceDeclaration[] = [
+	{ value: 'lead', name: 'Lead', operations: [importLead.operation] },
+	{ value: 'call', name: 'Call', operations: [getManyCalls.operation] },
+	{ value: 'recording', name: 'Recording', operations: [getRecording.operation] },
+];
 
 /**
  * With "Continue" every item is sent whatever happens to the others, so items run a few at a

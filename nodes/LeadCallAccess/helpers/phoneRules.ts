@@ -2,7 +2,7 @@
  * libphonenumber's parsing steps over the rules generated from it into phoneMetadata.ts (its
  * helpers' names are given where a step mirrors one). phone.ts puts them together.
  */
-import type { PhonePlan } from './phonePlan';
+import type { PhonePlan } from './phoneMetadata';
 import { PHONE_METADATA } from './phoneMetadata';
 
 export interface Plan {

@@ -1,5 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
-import { isJsonObject } from '../json';
+import { isJsonObject } from '../context';
 
 /**
  * Reading one page of `GET /v1/calls`. The spec does not show the response, so the shapes

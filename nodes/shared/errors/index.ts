@@ -1,35 +1,32 @@
 /**
- * The one place for errors: every error the nodes raise is built in this folder (API answers in
- * api.ts, network failures and downloads in network.ts, fields checked before sending in
- * fields.ts), only details.ts reads what an error carries (its status, its 422 details, the
- * fields refused), and item.ts shapes the error output's item.
+ * The one place for errors: every error the nodes raise is built in this folder (API answers and
+ * requests that gave up, network failures and downloads in request.ts, the node's own
+ * problems and fields checked before sending here), and only details.ts reads what an error
+ * carries (its status, its 422 details, the fields refused) and shapes the error output's item.
  */
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { NodeError } from './details';
-import { isNodeError } from './details';
+import { REFUSED_FIELDS, VALIDATION_DETAILS, isNodeError } from './details';
 
-export type { ApiOperation } from './api';
+export type { DownloadEnd } from './request';
+export type { ApiOperation, GaveUp, ServerAnswer } from './details';
 export {
 	answerError,
-	errorFromResponse,
-	rateLimitError,
-	serverMessage,
-	spentKeyError,
-} from './api';
-export type { NodeError } from './details';
-export { isStale, statusOf, validationDetailsOf } from './details';
-export { duration } from './duration';
-export { fieldError } from './fields';
-export { errorItem } from './item';
-export {
 	describeNetworkFailure,
 	downloadError,
 	downloadFailure,
+	errorFromResponse,
+	gaveUpError,
 	networkError,
 	networkErrorCode,
-} from './network';
+	rateLimitError,
+	serverMessage,
+	spentKeyError,
+} from './request';
+export type { NodeError } from './details';
+export { duration, errorItem, isStale, statusOf, validationDetailsOf } from './details';
 
 /**
  * A problem found by the node itself: a parameter, an unreadable answer, a cancelled run.
@@ -67,4 +64,32 @@ export function toNodeError(node: INode, error: unknown, itemIndex?: number): No
 		return new NodeOperationError(node, error.message, { description, itemIndex });
 	}
 	return new NodeOperationError(node, error as Error, { itemIndex });
+}
+
+/** A problem that reads on after the field's label: "Phone is empty", "Name must be text". */
+const READS_ON = /^(is|must|has|contains)\b/;
+
+/**
+ * A problem found in one input field before anything was sent, named by the field's label as
+ * the editor shows it; it carries the same details as the API's own 422 (by the API's field
+ * name), so both read alike on the error output.
+ */
+export function fieldError(
+	node: INode,
+	itemIndex: number,
+	field: { apiName: string; label: string },
+	problem: string,
+): NodeOperationError {
+	const message = READS_ON.test(problem)
+		? `${field.label} ${problem}`
+		: `${field.label}: ${problem}`;
+	const error = new NodeOperationError(node, message, {
+		itemIndex,
+		description: `Check the ${field.label} field. Nothing was sent to the API for this item.`,
+	});
+	error.context[VALIDATION_DETAILS] = [
+		{ loc: ['body', field.apiName], msg: problem, type: 'value_error' },
+	];
+	error.context[REFUSED_FIELDS] = [field.label];
+	return error;
 }

@@ -2,7 +2,7 @@ import type { IDataObject, INodeProperties } from 'n8n-workflow';
 
 import type { RunContext } from '../context';
 import { operationError } from '../errors';
-import { nodeParameter } from './nodeParameter';
+import { nodeParameter } from '../context';
 
 /** Query parameters that the node sets itself for pagination; a user value would break it. */
 const RESERVED = ['limit', 'cursor', 'offset'];

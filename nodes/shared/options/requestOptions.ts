@@ -3,8 +3,8 @@ import type { INodeProperties } from 'n8n-workflow';
 import type { RunContext } from '../context';
 import type { RequestPolicy } from '../transport';
 import { DEFAULT_REQUEST_POLICY } from '../transport';
-import { RETRY_POLICY } from '../transport/retryPolicy';
-import { nodeParameter } from './nodeParameter';
+import { RETRY_POLICY } from '../transport/retry';
+import { nodeParameter } from '../context';
 
 const { defaultMaxRetries } = RETRY_POLICY;
 const defaultMaxRateLimitWaitSeconds = RETRY_POLICY.defaultMaxRateLimitWaitMs / 1000;

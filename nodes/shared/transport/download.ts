@@ -2,9 +2,9 @@ import type { IBinaryData } from 'n8n-workflow';
 
 import type { RunContext } from '../context';
 import type { RequestPolicy } from './index';
-import { pause } from './index';
+import type { DownloadEnd } from '../errors';
 import { downloadError, downloadFailure, networkErrorCode } from '../errors';
-import { decideRetry, isRetryableStatus, newRetryState } from './retryPolicy';
+import { isRetryableStatus, retrying } from './retry';
 
 export interface DownloadedFile {
 	stream: NodeJS.ReadableStream;
@@ -41,24 +41,28 @@ function header(headers: Record<string, unknown>, name: string): string | undefi
 	return typeof value === 'string' ? value : undefined;
 }
 
+/** One try: the file stored, or what stopped it (its status, or no whole file). */
+type Try =
+	| {
+			statusCode: number;
+			headers: Record<string, unknown>;
+			stored?: IBinaryData;
+			hostSaid?: string;
+	  }
+	| { networkErrorCode: string; failure: string };
+
 /**
  * Downloads a signed URL with a plain request: no credential and no Authorization header,
  * since signed-URL hosts reject a second auth mechanism and the API key must never leave
- * the API's host. Retries transient failures and cut-off bodies; refreshes an expired URL once.
+ * the API's host. Retries transient failures and cut-off bodies (transport/retry.ts decides);
+ * refreshes an expired URL once.
  */
 export async function downloadSignedFile(
 	this: RunContext,
 	download: SignedDownload,
 ): Promise<IBinaryData> {
-	const node = this.getNode();
-	const retries = newRetryState();
-	let refreshed = false;
-
-	for (;;) {
+	const tryOnce = async (): Promise<Try> => {
 		let response: { statusCode: number; headers: Record<string, unknown>; body: unknown };
-		let failure: string | undefined;
-		// Cut-off bodies have no code of their own: retried like any unknown network failure.
-		let failureCode = 'UNKNOWN';
 		try {
 			response = await this.helpers.httpRequest({
 				method: 'GET',
@@ -69,62 +73,58 @@ export async function downloadSignedFile(
 				timeout: download.policy.timeoutMs,
 			});
 		} catch (error) {
-			response = { statusCode: 0, headers: {}, body: undefined };
-			failureCode = networkErrorCode(error);
-			failure = `The recording download failed: ${downloadFailure(failureCode)}`;
-		}
-
-		const { statusCode, headers } = response;
-		if (failure === undefined && statusCode >= 200 && statusCode < 300) {
-			const stream = response.body as NodeJS.ReadableStream & {
-				complete?: boolean;
-				readableAborted?: boolean;
+			const code = networkErrorCode(error);
+			return {
+				networkErrorCode: code,
+				failure: `The recording download failed: ${downloadFailure(code)}`,
 			};
-			try {
-				const stored = await download.store({
-					stream,
-					contentType: header(headers, 'content-type')?.split(';')[0].trim(),
-					contentDisposition: header(headers, 'content-disposition'),
-				});
-				if (stream.complete === false || stream.readableAborted === true) {
-					throw new Error('the download was cut off before the end of the file');
-				}
-				return stored;
-			} catch (error) {
-				// A body cut off midway is a network failure like any other: retried.
-				failure = `The recording download was cut off (${(error as Error).message})`;
-			}
 		}
+		const { statusCode, headers } = response;
+		if (statusCode < 200 || statusCode >= 300) {
+			return { statusCode, headers, hostSaid: await readErrorText(response.body) };
+		}
+		const stream = response.body as NodeJS.ReadableStream & {
+			complete?: boolean;
+			readableAborted?: boolean;
+		};
+		try {
+			const stored = await download.store({
+				stream,
+				contentType: header(headers, 'content-type')?.split(';')[0].trim(),
+				contentDisposition: header(headers, 'content-disposition'),
+			});
+			if (stream.complete === false || stream.readableAborted === true) {
+				throw new Error('the download was cut off before the end of the file');
+			}
+			return { statusCode, headers, stored };
+		} catch (error) {
+			// A body cut off midway has no code of its own: retried like any unknown network failure.
+			const failure = `The recording download was cut off (${(error as Error).message})`;
+			return { networkErrorCode: 'UNKNOWN', failure };
+		}
+	};
 
-		const text = failure === undefined ? await readErrorText(response.body) : '';
-		if (failure === undefined && [400, 401, 403].includes(statusCode) && !refreshed) {
+	let refreshed = false;
+	const attempt = async (): Promise<Try> => {
+		const result = await tryOnce();
+		// Signed URLs expire: the first refusal gets a fresh URL and one more try, not a retry.
+		if ('statusCode' in result && [400, 401, 403].includes(result.statusCode) && !refreshed) {
 			refreshed = true;
 			await download.refreshUrl();
-			continue;
+			return await tryOnce();
 		}
-		const decision = decideRetry(
-			failure === undefined ? { statusCode, headers } : { networkErrorCode: failureCode },
-			retries,
-			download.policy,
-			Date.now(),
-		);
-		if (decision.action === 'retry') {
-			await pause.call(this, decision.waitMs);
-			continue;
-		}
-		const attempts = decision.action === 'fail' ? decision.attempts : 1;
-		const tries = attempts === 1 ? '' : ` (${attempts} attempts)`;
-		const again = 'run it again later; the recording stays on the service';
-		if (failure !== undefined) throw downloadError(node, `${failure}${tries}: ${again}`);
-		throw downloadError(
-			node,
-			statusCode === 403
-				? `The file host refused the recording's download link, even a fresh one (403): run it again later; if it keeps failing, ask the service why`
-				: isRetryableStatus(statusCode) || statusCode === 429
-					? `The recording's file host is unavailable (${statusCode})${tries}: ${again}`
-					: `The recording's file host refused the download (${statusCode}): run it again; if it keeps failing, ask the service why`,
-			text ? `The file host said: ${text}` : undefined,
-			statusCode,
-		);
-	}
+		return result;
+	};
+	const { outcome, gaveUp } = await retrying(this, attempt, download.policy);
+	if (gaveUp === undefined && 'stored' in outcome && outcome.stored) return outcome.stored;
+	const { statusCode } = outcome as { statusCode?: number };
+	const end: DownloadEnd =
+		'failure' in outcome
+			? { failure: outcome.failure }
+			: {
+					statusCode: statusCode!,
+					hostSaid: outcome.hostSaid || undefined,
+					temporary: statusCode === 429 || isRetryableStatus(statusCode!),
+				};
+	throw downloadError(this.getNode(), end, gaveUp?.attempts ?? 1);
 }

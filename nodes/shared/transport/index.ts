@@ -1,16 +1,13 @@
 import type { ICredentialsDecrypted, IDataObject, IHttpRequestOptions, INode } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
 
 import type { RequestContext } from '../context';
 import type { ConnectionSettings } from '../connection';
 import { ConnectionSettingsError, parseConnectionSettings } from '../connection';
 import type { ApiOperation } from '../errors';
 import {
-	errorFromResponse,
-	networkError,
+	gaveUpError,
 	networkErrorCode,
 	operationError,
-	rateLimitError,
 	settingsError,
 	spentKeyError,
 	toNodeError,
@@ -18,15 +15,62 @@ import {
 import type { RateBudget } from './rateLimit';
 import { budgetForKey } from './rateLimit';
 import { readRateLimitHeaders } from './rateLimitHeaders';
-import type { ApiResponse } from './response';
-import { toApiResponse } from './response';
-import type { RetryLimits } from './retryPolicy';
-import { RETRY_POLICY, decideRetry, newRetryState } from './retryPolicy';
+import type { RetryLimits } from './retry';
+import { RETRY_POLICY, pause, retrying } from './retry';
 
 export type { ApiOperation } from '../errors';
-export type { ApiResponse } from './response';
+export { pause } from './retry';
 
 export const CREDENTIAL_TYPE = 'leadCallAccessApi';
+
+/** An API answer as the transport hands it on: status, headers, and the body parsed once. */
+export interface ApiResponse {
+	statusCode: number;
+	headers: Record<string, string | string[] | undefined>;
+	/** Parsed JSON body; undefined when the body was empty or not JSON. */
+	body: unknown;
+	/** The body as text when it was not valid JSON (HTML error pages, truncated JSON...). */
+	text?: string;
+	/** The raw bytes, for operations whose body may be binary. */
+	raw: Buffer;
+}
+
+function headerValue(headers: ApiResponse['headers'], name: string): string | undefined {
+	const value = headers[name];
+	return Array.isArray(value) ? value[0] : value;
+}
+
+export function toApiResponse(raw: {
+	statusCode: number;
+	headers: Record<string, unknown>;
+	body: unknown;
+}): ApiResponse {
+	const buffer = Buffer.isBuffer(raw.body)
+		? raw.body
+		: raw.body instanceof ArrayBuffer
+			? Buffer.from(raw.body)
+			: Buffer.from(typeof raw.body === 'string' ? raw.body : '');
+	const headers: ApiResponse['headers'] = {};
+	for (const [name, value] of Object.entries(raw.headers ?? {})) {
+		headers[name.toLowerCase()] = value as string | string[] | undefined;
+	}
+	const response: ApiResponse = {
+		statusCode: raw.statusCode,
+		headers,
+		body: undefined,
+		raw: buffer,
+	};
+	const contentType = headerValue(headers, 'content-type') ?? '';
+	const isBinary = /^(audio|video|image)\/|application\/octet-stream/i.test(contentType);
+	if (buffer.length === 0 || isBinary) return response;
+	const text = buffer.toString('utf8');
+	try {
+		response.body = JSON.parse(text);
+	} catch {
+		response.text = text;
+	}
+	return response;
+}
 
 export interface ApiRequest {
 	operation: ApiOperation;
@@ -92,16 +136,6 @@ async function getContextCredential(this: RequestContext): Promise<ContextCreden
 
 export async function getConnectionSettings(this: RequestContext): Promise<ConnectionSettings> {
 	return (await getContextCredential.call(this)).settings;
-}
-
-/** Waits, in short steps so that a cancelled execution stops waiting promptly. */
-export async function pause(this: RequestContext, ms: number): Promise<void> {
-	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
-	const until = Date.now() + ms;
-	for (let left = ms; left > 0; left = until - Date.now()) {
-		if (signal?.aborted) throw operationError(this.getNode(), 'The execution was cancelled');
-		await sleep(Math.min(left, 1000));
-	}
 }
 
 function resolveUrl(settings: ConnectionSettings, request: ApiRequest, node: INode): string {
@@ -188,9 +222,10 @@ function requestOptions(
 }
 
 /**
- * Sends one API request with authentication, the key's rate budget and the retry policy, and
- * returns the final 2xx response (or 3xx, when asked). Every other outcome becomes an error
- * that names the cause.
+ * Sends one API request with authentication, the key's rate budget and the retry policy
+ * (transport/retry.ts: a 429 holds the key's budget until its wait is over), and returns the
+ * final 2xx answer, or another the caller reads as one (a redirect, a recording's 404). Every
+ * other outcome becomes an error that names the cause.
  */
 export async function apiRequest(
 	this: RequestContext,
@@ -201,36 +236,23 @@ export async function apiRequest(
 	const { settings, decrypted } = await getContextCredential.call(this);
 	const budget = budgetForKey(settings.apiKey, settings);
 	const options = requestOptions(resolveUrl(settings, request, node), request, policy);
-	const retries = newRetryState();
-	for (;;) {
-		const waitLeftMs = policy.maxRateLimitWaitMs - retries.rateLimitWaitedMs;
-		const answer = await attempt.call(this, budget, options, decrypted, waitLeftMs);
-		if ('raw' in answer && request.answerStatuses?.includes(answer.statusCode)) return answer;
-		const outcome = 'raw' in answer ? { ...answer, accept3xx: request.acceptRedirect } : answer;
-		const decision = decideRetry(outcome, retries, policy, Date.now());
-
-		if (decision.action === 'done') return answer as ApiResponse;
-		if (decision.action === 'fail') {
-			throw 'networkErrorCode' in answer
-				? networkError(
-						node,
-						answer.networkErrorCode,
-						settings.origin,
-						policy.timeoutMs,
-						decision.attempts,
-					)
-				: answer.statusCode === 429 && decision.askedWaitMs !== undefined
-					? rateLimitError(node, retries.rateLimitWaitedMs, decision.askedWaitMs)
-					: errorFromResponse(
-							node,
-							answer,
-							request.operation,
-							decision.attempts,
-							decision.askedWaitMs,
-						);
-		}
-		// A 429 holds back every request of the key in this process, not only this one.
-		if (decision.rateLimited) budget.pauseUntil(Date.now() + decision.waitMs);
-		else await pause.call(this, decision.waitMs);
-	}
+	const accepts = (status: number) =>
+		(request.acceptRedirect === true && status >= 300 && status < 400) ||
+		(request.answerStatuses?.includes(status) ?? false);
+	const { outcome, gaveUp } = await retrying(
+		this,
+		async (waitLeftMs) => {
+			const answer = await attempt.call(this, budget, options, decrypted, waitLeftMs);
+			return 'raw' in answer ? { ...answer, accepted: accepts(answer.statusCode) } : answer;
+		},
+		policy,
+		(untilMs) => budget.pauseUntil(untilMs),
+	);
+	if (gaveUp === undefined) return outcome as ApiResponse;
+	const about = {
+		operation: request.operation,
+		origin: settings.origin,
+		timeoutMs: policy.timeoutMs,
+	};
+	throw gaveUpError(node, outcome, gaveUp, about);
 }

@@ -12,7 +12,7 @@ import type { ApiOperation } from '../../../shared/transport';
 import { apiRequest } from '../../../shared/transport';
 import { fieldError } from '../../../shared/errors';
 import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
-import { isJsonObject } from '../../../shared/json';
+import { isJsonObject } from '../../../shared/context';
 import { isDryRun, skipDecision, skipUnchangedOption } from './skipUnchanged';
 import type { OperationDeclaration } from '../operation';
 

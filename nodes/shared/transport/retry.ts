@@ -1,12 +1,20 @@
+import { sleep } from 'n8n-workflow';
+
+import type { RequestContext } from '../context';
+import type { GaveUp } from '../errors';
+import { operationError } from '../errors';
+
 /**
- * The whole retry policy in one place (modelled on ky's `retry` option): from the outcome of
- * one attempt, `decideRetry` says whether the request is done, should wait and try again, or
- * has failed. API requests and recording downloads both ask it. Two separate budgets:
+ * What happens after an answer, in one place (modelled on ky's `retry` option): `decideRetry`
+ * says from the outcome of one attempt whether the request is done, should wait and try again,
+ * or has failed, and `retrying` applies it. API requests and recording downloads both run
+ * through it. Two separate budgets:
  * - 429 (rate limited): retried while the total waited on 429s stays within Max Rate-Limit Wait;
- *   it never spends Max Retries.
+ *   it never spends Max Retries. Its wait holds every request on the key, not only this one.
  * - transient failures (5xx, 408, resets, timeouts): at most Max Retries retries, each after the
  *   server's Retry-After (up to `maxServerErrorRetryAfterMs`) or an exponential backoff; Max
  *   Rate-Limit Wait plays no part.
+ * A request that gives up hands the errors (errors/) what was decided (`GaveUp`): they word it.
  * The defaults here are the only copy: the node's option fields read them.
  */
 export const RETRY_POLICY = {
@@ -49,9 +57,12 @@ export interface RetryLimits {
 	maxRateLimitWaitMs: number;
 }
 
-/** An HTTP answer, or a failure without one (`networkErrorCode`). */
+/**
+ * An HTTP answer, or a failure without one (`networkErrorCode`). `accepted`: the caller reads
+ * this status as an answer (a redirect to a recording, a recording's 404), not as a failure.
+ */
 export type AttemptOutcome =
-	| { statusCode: number; headers: Record<string, unknown>; accept3xx?: boolean }
+	| { statusCode: number; headers: Record<string, unknown>; accepted?: boolean }
 	| { networkErrorCode: string };
 
 /** What one request has spent so far; `decideRetry` updates it. */
@@ -64,11 +75,7 @@ export interface RetryState {
 export type RetryDecision =
 	| { action: 'done' }
 	| { action: 'retry'; waitMs: number; rateLimited: boolean }
-	/**
-	 * `askedWaitMs`: the server asked for a wait the policy does not grant (a 429's beyond Max
-	 * Rate-Limit Wait, a transient failure's beyond `maxServerErrorRetryAfterMs`).
-	 */
-	| { action: 'fail'; attempts: number; askedWaitMs?: number };
+	| ({ action: 'fail' } & GaveUp);
 
 export const newRetryState = (): RetryState => ({
 	failures: 0,
@@ -85,8 +92,9 @@ export function decideRetry(
 	const retryTransient = (serverWaitMs?: number): RetryDecision => {
 		state.failures++;
 		if (state.failures > limits.maxRetries) return { action: 'fail', attempts: state.failures };
-		if (serverWaitMs !== undefined && serverWaitMs > RETRY_POLICY.maxServerErrorRetryAfterMs) {
-			return { action: 'fail', attempts: state.failures, askedWaitMs: serverWaitMs };
+		const allowedWaitMs = RETRY_POLICY.maxServerErrorRetryAfterMs;
+		if (serverWaitMs !== undefined && serverWaitMs > allowedWaitMs) {
+			return { action: 'fail', attempts: state.failures, askedWaitMs: serverWaitMs, allowedWaitMs };
 		}
 		return {
 			action: 'retry',
@@ -100,7 +108,7 @@ export function decideRetry(
 		return { action: 'fail', attempts: state.failures + 1 };
 	}
 	const { statusCode, headers } = outcome;
-	if (statusCode < 300 || (statusCode < 400 && outcome.accept3xx)) return { action: 'done' };
+	if (statusCode < 300 || outcome.accepted) return { action: 'done' };
 	const retryAfterMs = parseRetryAfter(headers['retry-after'], nowMs);
 	if (statusCode === RETRY_POLICY.rateLimitStatusCode) {
 		state.rateLimitHits++;
@@ -109,7 +117,13 @@ export function decideRetry(
 			RETRY_POLICY.minRateLimitWaitMs,
 		);
 		if (state.rateLimitWaitedMs + waitMs > limits.maxRateLimitWaitMs) {
-			return { action: 'fail', attempts: state.rateLimitHits, askedWaitMs: waitMs };
+			return {
+				action: 'fail',
+				attempts: state.rateLimitHits,
+				askedWaitMs: waitMs,
+				allowedWaitMs: limits.maxRateLimitWaitMs,
+				rateLimitWaitedMs: state.rateLimitWaitedMs,
+			};
 		}
 		state.rateLimitWaitedMs += waitMs;
 		return { action: 'retry', waitMs, rateLimited: true };
@@ -149,4 +163,36 @@ export function isRetryableStatus(statusCode: number): boolean {
 
 export function isRetryableErrorCode(code: string | undefined): boolean {
 	return code !== undefined && (RETRY_POLICY.retryErrorCodes as readonly string[]).includes(code);
+}
+
+/** Waits, in short steps so that a cancelled execution stops waiting promptly. */
+export async function pause(this: RequestContext, ms: number): Promise<void> {
+	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
+	const until = Date.now() + ms;
+	for (let left = ms; left > 0; left = until - Date.now()) {
+		if (signal?.aborted) throw operationError(this.getNode(), 'The execution was cancelled');
+		await sleep(Math.min(left, 1000));
+	}
+}
+
+/**
+ * Runs `attempt` until `decideRetry` says done or fail, and applies each decision: a 429's wait
+ * goes to `holdKey` (the key's budget, which holds every request on the key until then), any
+ * other wait holds this request only. `attempt` is told how much of Max Rate-Limit Wait is left.
+ */
+export async function retrying<T extends AttemptOutcome>(
+	context: RequestContext,
+	attempt: (rateLimitWaitLeftMs: number) => Promise<T>,
+	limits: RetryLimits,
+	holdKey?: (untilMs: number) => void,
+): Promise<{ outcome: T; gaveUp?: GaveUp }> {
+	const state = newRetryState();
+	for (;;) {
+		const outcome = await attempt(limits.maxRateLimitWaitMs - state.rateLimitWaitedMs);
+		const decision = decideRetry(outcome, state, limits, Date.now());
+		if (decision.action === 'done') return { outcome };
+		if (decision.action === 'fail') return { outcome, gaveUp: decision };
+		if (decision.rateLimited && holdKey) holdKey(Date.now() + decision.waitMs);
+		else await pause.call(context, decision.waitMs);
+	}
 }

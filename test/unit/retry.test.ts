@@ -5,7 +5,7 @@ import {
 	isRetryableErrorCode,
 	isRetryableStatus,
 	parseRetryAfter,
-} from '../../nodes/shared/transport/retryPolicy';
+} from '../../nodes/shared/transport/retry';
 
 describe('parseRetryAfter', () => {
 	const now = Date.parse('2026-11-22T10:00:00Z');
@@ -47,9 +47,9 @@ describe('decideRetry', () => {
 		headers,
 	});
 
-	test('2xx is done; 3xx only when redirects are accepted', () => {
+	test('2xx is done; another status only when the caller accepts it as an answer', () => {
 		expect(decideRetry(answer(201), newRetryState(), limits, now)).toEqual({ action: 'done' });
-		expect(decideRetry({ ...answer(302), accept3xx: true }, newRetryState(), limits, now)).toEqual({
+		expect(decideRetry({ ...answer(302), accepted: true }, newRetryState(), limits, now)).toEqual({
 			action: 'done',
 		});
 		expect(decideRetry(answer(302), newRetryState(), limits, now)).toEqual({
@@ -103,6 +103,8 @@ describe('decideRetry', () => {
 			action: 'fail',
 			attempts: 8,
 			askedWaitMs: 5000,
+			allowedWaitMs: 10_000,
+			rateLimitWaitedMs: 8250,
 		});
 		expect(state.rateLimitWaitedMs).toBe(8250);
 	});
@@ -131,6 +133,7 @@ describe('decideRetry', () => {
 			action: 'fail',
 			attempts: 2,
 			askedWaitMs: 3_600_000,
+			allowedWaitMs: 60_000,
 		});
 	});
 });

@@ -1,8 +1,0 @@
-import type { ResourceDeclaration } from '../operation';
-import * as importLead from './import.operation';
-
-export const lead: ResourceDeclaration = {
-	value: 'lead',
-	name: 'Lead',
-	operations: [importLead.operation],
-};
