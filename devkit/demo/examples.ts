@@ -7,18 +7,14 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { NodeHelpers, sleep, type INodeTypeDescription } from 'n8n-workflow';
+import { NodeHelpers, type INodeTypeDescription } from 'n8n-workflow';
 
 import {
-	isFinished,
 	nodeOutput,
-	readStoredExecutions,
-	storedOutput,
 	REPO_DIR,
 	type CredentialJson,
 	type NodeExecutionItem,
 	type ServerRunResult,
-	type StoredExecution,
 	type WorkflowJson,
 } from '../n8n';
 import { McpClient } from './mcpClient';
@@ -106,110 +102,8 @@ export async function runImportExample(
 	return { run, rows, imported, rejected, rejectedFile };
 }
 
-export interface ExportSummary {
-	/** The trigger's executions, oldest first. */
-	executions: StoredExecution[];
-	/** Checks run (publications), the first included. */
-	polls: number;
-	/** Call ids the trigger emitted, in order, across all executions (a repeat would show). */
-	emitted: string[];
-	saved: Array<{
-		callId: string;
-		file: string;
-		bytes: number;
-		mimeType: string;
-		/** Where n8n kept the file on its way to disk ("filesystem:…", "database:…"). */
-		binaryId: string;
-	}>;
-	/** Calls routed to "Call Without Recording". */
-	withoutRecording: string[];
-}
-
-export interface ExportRun {
-	/** New calls with a recording, and missed calls (none), added after publishing. */
-	recorded: number;
-	missed: number;
-	/** Recordings are ready this long after their call appears (0: at once). */
-	processingMs: number;
-	/** The example's Wait for Recording, shortened so a run takes seconds. */
-	waitMs: number;
-}
-
-const EXPORT_TRIGGER = 'Every Night: New Calls';
-
-/**
- * export-recordings.json, published as imported except for its wait (seconds instead of
- * minutes). Instead of waiting for the night, checks run on demand (publishing again runs one,
- * from the position n8n stored) until every new call was exported, then once more.
- */
-export async function runExportExample(
-	session: Session,
-	credential: CredentialJson,
-	run: ExportRun,
-): Promise<ExportSummary> {
-	const workflow = loadExample(EXAMPLE_FILES.exportRecordings, session.filesDir);
-	const trigger = workflow.nodes.find((node) => node.name === EXPORT_TRIGGER)!;
-	const options = trigger.parameters.options as Record<string, unknown>;
-	options.waitForRecording = run.waitMs / 60_000;
-	await session.server.createCredential(credential);
-	const workflowId = await session.server.deployWorkflow(workflow);
-	await session.server.publicationStatus(workflowId);
-	let polls = 1;
-
-	const { emulator } = session;
-	emulator.setRecordingProcessing({ delayMs: run.processingMs });
-	const added = [
-		...emulator.addCalls(run.recorded, { status: 'completed', has_recording: true }),
-		...emulator.addCalls(run.missed, { status: 'missed', has_recording: false }),
-	].map((call) => call.id);
-	emulator.setRecordingProcessing({ delayMs: 0 });
-	const deadline = Date.now() + run.processingMs + run.waitMs + 60_000;
-	const emittedIds = async () =>
-		(await readStoredExecutions(session.sandbox, workflowId))
-			.filter(isFinished)
-			.flatMap((execution) =>
-				storedOutput(execution, EXPORT_TRIGGER).map((item) => String(item.json.id)),
-			);
-	for (;;) {
-		await sleep(1000);
-		await session.server.republish(workflowId);
-		polls++;
-		const emitted = await emittedIds();
-		if (added.every((id) => emitted.includes(id))) break;
-		if (Date.now() > deadline) throw new Error(`export: not every call emitted in time`);
-	}
-	await session.server.republish(workflowId); // once more: nothing may come twice
-	polls++;
-	await sleep(1000);
-	await session.server.rest('POST', `/workflows/${workflowId}/deactivate`, {});
-
-	const executions = (await readStoredExecutions(session.sandbox, workflowId))
-		.filter(isFinished)
-		.reverse();
-	const saved = executions.flatMap((execution) =>
-		storedOutput(execution, 'Write Recording to Disk').map((item) => {
-			const file = String(item.json.fileName);
-			return {
-				callId: String(item.json.id),
-				file,
-				bytes: fs.existsSync(file) ? fs.statSync(file).size : -1,
-				mimeType: String(item.binary?.data?.mimeType),
-				binaryId: String(item.binary?.data?.id),
-			};
-		}),
-	);
-	return {
-		executions,
-		polls,
-		emitted: executions.flatMap((execution) =>
-			storedOutput(execution, EXPORT_TRIGGER).map((item) => String(item.json.id)),
-		),
-		saved,
-		withoutRecording: executions.flatMap((execution) =>
-			storedOutput(execution, 'Call Without Recording').map((item) => String(item.json.id)),
-		),
-	};
-}
+// The recording examples' runners live with their siblings; the demo imports them from here.
+export { runExportExample, type ExportRun, type ExportSummary } from './recordingExamples';
 
 /**
  * Publishes ai-agent-tools-mcp.json (n8n becomes an MCP server) and returns a connected client:

@@ -19,6 +19,9 @@
  *   --recording-bytes N size of each recording (default 32768)
  *   --recording-delay-ms N  how long a new call's recording stays pending (default 0)
  *   --pending-answer A  while pending: processing (200, no URL; default) | 202 | 404
+ *   --file-names F      how the file host names recordings: by-call (default) | same (every file
+ *                       recording.mp3) | content (addresses ending in /content, no file name)
+ *   --content-type T    the Content-Type recordings are served with (default audio/mpeg)
  *   --no-record         keep counters only (long benchmark runs)
  *   --json              print one JSON line with the URLs and keys instead of the text banner
  */
@@ -31,6 +34,7 @@ import {
 	PendingRecordingAnswer,
 	RateLimitAlgorithm,
 	RateLimitHeaderStyle,
+	RecordingFileNames,
 	ResetRounding,
 } from './types';
 
@@ -69,6 +73,8 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } 
 		'recording-bytes',
 		'recording-delay-ms',
 		'pending-answer',
+		'file-names',
+		'content-type',
 	];
 	for (const name of flags.keys())
 		if (!known.includes(name)) throw new Error(`unknown flag --${name}`);
@@ -89,6 +95,8 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } 
 			delayMs: int('recording-delay-ms'),
 			pendingAnswer: flags.get('pending-answer') as PendingRecordingAnswer | undefined,
 		},
+		recordingFileNames: flags.get('file-names') as RecordingFileNames | undefined,
+		recordingContentType: flags.get('content-type'),
 		recordRequests: !switches.has('no-record'),
 		rateLimit: off
 			? false

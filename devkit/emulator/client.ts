@@ -9,6 +9,7 @@ import {
 	Fault,
 	RateLimitConfig,
 	RecordedRequest,
+	RecordingFiles,
 	RecordingProcessing,
 	StoredLead,
 } from './types';
@@ -19,6 +20,7 @@ export interface EmulatorState {
 	stats: EmulatorStats;
 	rateLimit: RateLimitConfig | false;
 	recordingProcessing: RecordingProcessing;
+	recordingFiles: RecordingFiles;
 	faults: Array<{ fault: SerializedFault; remaining: number | null }>;
 	requestsTotal: number;
 	fileRequestsTotal: number;
@@ -34,6 +36,7 @@ export interface EmulatorControl {
 	clearFaults(): Promise<void>;
 	setRateLimit(cfg: RateLimitConfig | false): Promise<void>;
 	setRecordingProcessing(change: Partial<RecordingProcessing>): Promise<void>;
+	setRecordingFiles(change: Partial<RecordingFiles>): Promise<void>;
 	addCalls(count: number, overrides?: Partial<CallRecord>): Promise<CallRecord[]>;
 	reset(): Promise<void>;
 }
@@ -66,6 +69,9 @@ export function connectEmulator(baseUrl: string): EmulatorControl {
 		},
 		setRecordingProcessing: async (change) => {
 			await call('POST', '/recording-processing', change);
+		},
+		setRecordingFiles: async (change) => {
+			await call('POST', '/recording-files', change);
 		},
 		addCalls: async (count, overrides = {}) =>
 			(await call<{ calls: CallRecord[] }>('POST', '/calls', { count, overrides })).calls,

@@ -3,7 +3,14 @@
  * in-process Emulator object, for suites that run the emulator in another process (the real n8n
  * end-to-end suite, `npm run emulator`). They are not recorded, counted, rate-limited or faulted.
  */
-import { Emulator, Fault, RateLimitConfig, CallRecord, RecordingProcessing } from './types';
+import {
+	CallRecord,
+	Emulator,
+	Fault,
+	RateLimitConfig,
+	RecordingFiles,
+	RecordingProcessing,
+} from './types';
 import { detail, json, Reply } from './http';
 import { SerializedFault } from './faults';
 
@@ -13,6 +20,7 @@ export interface ControlTarget extends Emulator {
 	pendingFaults(): Array<{ fault: SerializedFault; remaining: number | null }>;
 	rateLimit(): RateLimitConfig | false;
 	recordingProcessing(): RecordingProcessing;
+	recordingFiles(): RecordingFiles;
 }
 
 function sinceParam(value: string | undefined): number {
@@ -44,6 +52,7 @@ export function handleControl(
 					stats: target.stats(),
 					rateLimit: target.rateLimit(),
 					recordingProcessing: target.recordingProcessing(),
+					recordingFiles: target.recordingFiles(),
 					faults: target.pendingFaults(),
 					// Totals let a poller pass them back as ?since= / ?fileSince= next time.
 					requestsTotal: target.requests.length,
@@ -72,6 +81,10 @@ export function handleControl(
 			case 'POST /recording-processing': {
 				const change = (parseJson(body) ?? {}) as Partial<RecordingProcessing>;
 				return json(200, { recordingProcessing: target.setRecordingProcessing(change) });
+			}
+			case 'POST /recording-files': {
+				const change = (parseJson(body) ?? {}) as Partial<RecordingFiles>;
+				return json(200, { recordingFiles: target.setRecordingFiles(change) });
 			}
 			case 'POST /calls': {
 				const input = (parseJson(body) ?? {}) as {

@@ -4,6 +4,7 @@
  * are never affected. 'expire-signed-urls' is a switch rather than a queued fault: it stays on
  * until clearFaults()/reset().
  */
+import { reasonPhrase, Reply } from './http';
 import { Fault, PathMatcher } from './types';
 
 export type Origin = 'api' | 'files';
@@ -128,4 +129,15 @@ export class FaultQueue {
 		if (--entry.remaining <= 0) this.queue.splice(index, 1);
 		return entry.fault;
 	}
+}
+
+/** The answer to a 'status' fault: a gateway-style error page or a deliberately broken body. */
+export function statusFaultReply(fault: Extract<Fault, { kind: 'status' }>): Reply {
+	const body = fault.body ?? JSON.stringify({ detail: reasonPhrase(fault.status) });
+	const contentType =
+		fault.contentType ??
+		(body.trimStart().startsWith('<') ? 'text/html; charset=utf-8' : 'application/json');
+	const headers: Record<string, string> = { 'Content-Type': contentType, ...fault.headers };
+	if (fault.retryAfter !== undefined) headers['Retry-After'] = fault.retryAfter;
+	return { status: fault.status, headers, body };
 }

@@ -7,8 +7,11 @@
 import { createHash } from 'crypto';
 import { IncomingMessage, ServerResponse } from 'http';
 import { CallStore } from './calls';
-import { Reply, sendReply, xml } from './http';
-import { UrlSigner } from './recordings';
+import { FaultQueue, statusFaultReply } from './faults';
+import { queryRecord, Reply, resetSocket, sendReply, xml } from './http';
+import { Recorder } from './recorder';
+import { callIdOfRecordingPath, recordingDisposition, UrlSigner } from './recordings';
+import { RecordingFiles } from './types';
 
 const BLOCK_SIZE = 64 * 1024;
 
@@ -16,6 +19,8 @@ export interface FileHostDeps {
 	store: CallStore;
 	signer: UrlSigner;
 	sizeBytes: number;
+	/** How files are named and typed at the time of the request. */
+	files: RecordingFiles;
 	/** True while an 'expire-signed-urls' fault is active. */
 	signedUrlsExpired: () => boolean;
 }
@@ -54,16 +59,6 @@ export function recordingBytes(callId: string, n: number): Buffer {
 	return out;
 }
 
-function parseRecordingPath(path: string): string | undefined {
-	const match = /^\/recordings\/([^/]+)\.mp3$/.exec(path);
-	if (!match) return undefined;
-	try {
-		return decodeURIComponent(match[1]);
-	} catch {
-		return undefined;
-	}
-}
-
 /** Checks that run before any byte of the file is sent; returns an error reply or undefined. */
 function check(
 	req: IncomingMessage,
@@ -81,7 +76,7 @@ function check(
 			'The specified method is not allowed against this resource.',
 		);
 	}
-	const callId = parseRecordingPath(path);
+	const callId = callIdOfRecordingPath(path);
 	if (callId === undefined) return xml(404, 'NoSuchKey', 'The specified key does not exist.');
 	const { expires, signature } = query;
 	if (expires === undefined || signature === undefined) {
@@ -132,7 +127,7 @@ function writeAndFlush(res: ServerResponse, chunk: Buffer): Promise<void> {
  * test sees it while a long body still streams). With `truncate`, the headers announce the full
  * length but only half the bytes are sent before the connection is cut.
  */
-export async function serveFile(
+async function serveFile(
 	req: IncomingMessage,
 	res: ServerResponse,
 	path: string,
@@ -148,11 +143,11 @@ export async function serveFile(
 		return;
 	}
 	const callId = checked;
-	const safeName = callId.replace(/[^A-Za-z0-9._-]/g, '_');
+	const disposition = recordingDisposition(callId, deps.files.recordingFileNames);
 	res.writeHead(200, {
-		'Content-Type': 'audio/mpeg',
+		'Content-Type': deps.files.recordingContentType,
 		'Content-Length': String(deps.sizeBytes),
-		'Content-Disposition': `attachment; filename="${safeName}.mp3"`,
+		...(disposition ? { 'Content-Disposition': disposition } : {}),
 		'Cache-Control': 'private, max-age=0',
 	});
 	onStatus(200);
@@ -178,4 +173,36 @@ export async function serveFile(
 	}
 	if (truncate) req.socket.destroy();
 	else res.end();
+}
+
+/** One file-origin request: recorded, then an injected fault or the file. */
+export async function handleFileRequest(
+	req: IncomingMessage,
+	res: ServerResponse,
+	recorder: Recorder,
+	faults: FaultQueue,
+	deps: FileHostDeps,
+): Promise<void> {
+	const url = new URL(req.url ?? '/', 'http://files');
+	const method = req.method ?? 'GET';
+	const query = queryRecord(url.searchParams);
+	const record = recorder.begin('files', req, url.pathname, query);
+	const fault = faults.take('files', method, url.pathname);
+	if (fault) record.fault = fault.kind;
+	if (fault?.kind === 'reset') {
+		recorder.finish(record, 'reset');
+		resetSocket(req);
+		return;
+	}
+	req.resume(); // GET: nothing to read, but drain whatever was sent
+	if (fault?.kind === 'hang') return recorder.finish(record, 'hang');
+	if (fault?.kind === 'status') {
+		const reply = statusFaultReply(fault);
+		sendReply(res, reply, method === 'HEAD');
+		return recorder.finish(record, reply.status);
+	}
+	const truncate = fault?.kind === 'truncate';
+	await serveFile(req, res, url.pathname, query, deps, truncate, (status) =>
+		recorder.finish(record, status),
+	);
 }

@@ -1,10 +1,11 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Small HTTP helpers shared by both origins. API handlers return a `Reply` instead of writing to
  * the response directly, so that a fault can still decide what happens to an already computed
  * answer (for example: process the request, then reset the connection instead of answering).
  */
-import { IncomingMessage, ServerResponse, STATUS_CODES } from 'http';
+import { IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'http';
+import { AddressInfo } from 'net';
 
 export interface Reply {
 	status: number;
@@ -80,4 +81,41 @@ export function resetSocket(req: IncomingMessage): void {
 	if (socket.destroyed) return;
 	if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
 	else socket.destroy();
+}
+
+export function listen(server: Server, port: number, host: string): Promise<number> {
+	return new Promise((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(port, host, () => {
+			server.off('error', reject);
+			resolve((server.address() as AddressInfo).port);
+		});
+	});
+}
+
+export function close(server: Server): Promise<void> {
+	return new Promise((resolve) => {
+		server.close(() => resolve());
+		// Also ends keep-alive, hung and streaming connections, which close() alone would wait for.
+		server.closeAllConnections();
+	});
+}
+
+export function originUrl(host: string, port: number): string {
+	// A wildcard bind address is not something a client can connect to; use loopback in URLs.
+	const connectHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+	return `http://${connectHost.includes(':') ? `[${connectHost}]` : connectHost}:${port}`;
+}
+
+/** Answers 500 (or cuts a response already under way) and says why on the console. */
+export function internalError(res: ServerResponse, error: unknown): void {
+	// A bug in the emulator must be loud in test output, but still answer like a real server.
+	console.error('[emulator] internal error:', error);
+	if (!res.headersSent)
+		sendReply(res, {
+			status: 500,
+			headers: { 'Content-Type': 'text/plain' },
+			body: 'Internal Server Error',
+		});
+	else res.destroy();
 }

@@ -5,7 +5,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'crypto';
 import { CallStore } from './calls';
 import { detail, json, Reply } from './http';
-import { PendingRecordingAnswer } from './types';
+import { PendingRecordingAnswer, RecordingFileNames, RecordingFiles } from './types';
 
 export class UrlSigner {
 	// Per-emulator secret: URLs from one emulator run are worthless in another.
@@ -28,10 +28,36 @@ export interface RecordingOptions {
 	sizeBytes: number;
 	/** The answer while a recording is still being processed. */
 	pendingAnswer: PendingRecordingAnswer;
+	files: RecordingFiles;
 }
 
-export function recordingPath(callId: string): string {
-	return `/recordings/${encodeURIComponent(callId)}.mp3`;
+/** The file's path on the file origin: named by call, or the same name in a folder per call. */
+export function recordingPath(callId: string, names: RecordingFileNames = 'by-call'): string {
+	const id = encodeURIComponent(callId);
+	if (names === 'same') return `/recordings/${id}/recording.mp3`;
+	if (names === 'content') return `/recordings/${id}/content`;
+	return `/recordings/${id}.mp3`;
+}
+
+/** The call a file-origin path names, in any of the three forms; undefined for any other path. */
+export function callIdOfRecordingPath(path: string): string | undefined {
+	const match = /^\/recordings\/([^/]+?)(?:\.mp3|\/recording\.mp3|\/content)$/.exec(path);
+	if (!match) return undefined;
+	try {
+		return decodeURIComponent(match[1]);
+	} catch {
+		return undefined;
+	}
+}
+
+/** The Content-Disposition a file is served with, if any. */
+export function recordingDisposition(
+	callId: string,
+	names: RecordingFileNames,
+): string | undefined {
+	if (names === 'content') return undefined;
+	const name = names === 'same' ? 'recording' : callId.replace(/[^A-Za-z0-9._-]/g, '_');
+	return `attachment; filename="${name}.mp3"`;
 }
 
 export function getRecording(
@@ -62,9 +88,9 @@ export function getRecording(
 	return json(200, {
 		call_id: callId,
 		status: 'completed',
-		url: `${opts.fileBaseUrl}${recordingPath(callId)}?expires=${expires}&signature=${signature}`,
+		url: `${opts.fileBaseUrl}${recordingPath(callId, opts.files.recordingFileNames)}?expires=${expires}&signature=${signature}`,
 		expires_at: new Date(expires * 1000).toISOString(),
-		content_type: 'audio/mpeg',
+		content_type: opts.files.recordingContentType,
 		size_bytes: opts.sizeBytes,
 		duration_seconds: call.duration_seconds,
 	});

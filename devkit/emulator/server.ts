@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error, no-console -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Wires the pieces into two HTTP servers: the API origin (/v1 routes + /__emulator/ control
  * routes) and the file origin (signed recordings). Request pipeline on the API origin, in the
@@ -7,25 +7,28 @@
  *   record -> injected fault (gateway-level: before auth, not rate-limited) -> route (404/405)
  *   -> auth (401) -> scope (403) -> rate limit (429) -> handler (422/201/200/404)
  */
-import { createServer, IncomingMessage, Server, ServerResponse } from 'http';
-import { AddressInfo } from 'net';
-import { DEMO_KEY_SCOPES, KeyStore } from './auth';
+import { createServer, IncomingMessage, ServerResponse } from 'http';
+import { KeyStore } from './auth';
 import { CallStore, listCalls, ListOptions } from './calls';
 import { CONTROL_PREFIX, ControlTarget, handleControl } from './control';
-import { FaultQueue } from './faults';
-import { serveFile } from './file-host';
+import { FaultQueue, statusFaultReply } from './faults';
+import { handleFileRequest } from './file-host';
 import {
 	BodyTooLargeError,
+	close,
 	detail,
+	internalError,
+	listen,
+	originUrl,
 	queryRecord,
 	readBody,
-	reasonPhrase,
 	Reply,
 	resetSocket,
 	sendReply,
 } from './http';
 import { importLead, LeadStore } from './leads';
-import { DEFAULT_RATE_LIMIT, RateLimiter } from './rate-limit';
+import { ResolvedOptions, resolveFiles, resolveOptions, resolveProcessing } from './options';
+import { RateLimiter } from './rate-limit';
 import { getRecording, UrlSigner } from './recordings';
 import { Recorder } from './recorder';
 import {
@@ -36,6 +39,7 @@ import {
 	Fault,
 	RateLimitConfig,
 	RecordedRequest,
+	RecordingFiles,
 	RecordingProcessing,
 	Scope,
 	StoredLead,
@@ -43,82 +47,6 @@ import {
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const RECORDING_PATH = /^\/v1\/calls\/([^/]+)\/recording$/;
-
-type ResolvedOptions = Required<Omit<EmulatorOptions, 'rateLimit' | 'recordingProcessing'>> & {
-	rateLimit: RateLimitConfig | false;
-	recordingProcessing: RecordingProcessing;
-};
-
-const READY_AT_ONCE: RecordingProcessing = { delayMs: 0, pendingAnswer: 'processing' };
-
-function resolveProcessing(
-	current: RecordingProcessing,
-	change: Partial<RecordingProcessing> = {},
-): RecordingProcessing {
-	const delayMs = change.delayMs ?? current.delayMs;
-	const pendingAnswer = change.pendingAnswer ?? current.pendingAnswer;
-	if (!Number.isFinite(delayMs) || delayMs < 0) throw new Error('delayMs must be 0 or more');
-	if (!['404', '202', 'processing'].includes(pendingAnswer))
-		throw new Error('pendingAnswer must be "404", "202" or "processing"');
-	return { delayMs, pendingAnswer };
-}
-
-function resolveOptions(options: EmulatorOptions): ResolvedOptions {
-	return {
-		keys: options.keys ?? DEMO_KEY_SCOPES,
-		rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
-		seedCalls: options.seedCalls ?? 120,
-		paginationStyle: options.paginationStyle ?? 'data-next_cursor',
-		listOrder: options.listOrder ?? 'newest-first',
-		callTimeField: options.callTimeField === undefined ? 'created_at' : options.callTimeField,
-		defaultPageSize: options.defaultPageSize ?? 50,
-		maxPageSize: options.maxPageSize ?? 100,
-		pageSizeOverflow: options.pageSizeOverflow ?? 'clamp',
-		recordingBytes: options.recordingBytes ?? 32 * 1024,
-		recordingProcessing: resolveProcessing(READY_AT_ONCE, options.recordingProcessing),
-		signedUrlTtlMs: options.signedUrlTtlMs ?? 15 * 60_000,
-		strictPhone: options.strictPhone ?? true,
-		recordRequests: options.recordRequests ?? true,
-		host: options.host ?? '127.0.0.1',
-		port: options.port ?? 0,
-		fileHostPort: options.fileHostPort ?? 0,
-	};
-}
-
-function listen(server: Server, port: number, host: string): Promise<number> {
-	return new Promise((resolve, reject) => {
-		server.once('error', reject);
-		server.listen(port, host, () => {
-			server.off('error', reject);
-			resolve((server.address() as AddressInfo).port);
-		});
-	});
-}
-
-function close(server: Server): Promise<void> {
-	return new Promise((resolve) => {
-		server.close(() => resolve());
-		// Also ends keep-alive, hung and streaming connections, which close() alone would wait for.
-		server.closeAllConnections();
-	});
-}
-
-function originUrl(host: string, port: number): string {
-	// A wildcard bind address is not something a client can connect to; use loopback in URLs.
-	const connectHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
-	return `http://${connectHost.includes(':') ? `[${connectHost}]` : connectHost}:${port}`;
-}
-
-/** The answer to a 'status' fault: a gateway-style error page or a deliberately broken body. */
-function statusFaultReply(fault: Extract<Fault, { kind: 'status' }>): Reply {
-	const body = fault.body ?? JSON.stringify({ detail: reasonPhrase(fault.status) });
-	const contentType =
-		fault.contentType ??
-		(body.trimStart().startsWith('<') ? 'text/html; charset=utf-8' : 'application/json');
-	const headers: Record<string, string> = { 'Content-Type': contentType, ...fault.headers };
-	if (fault.retryAfter !== undefined) headers['Retry-After'] = fault.retryAfter;
-	return { status: fault.status, headers, body };
-}
 
 class EmulatorServer implements ControlTarget {
 	baseUrl = '';
@@ -134,6 +62,7 @@ class EmulatorServer implements ControlTarget {
 	private readonly signer = new UrlSigner();
 	private readonly listOptions: ListOptions;
 	private processing: RecordingProcessing;
+	private fileSettings: RecordingFiles;
 
 	constructor(private readonly opts: ResolvedOptions) {
 		this.keys = new KeyStore(opts.keys);
@@ -148,6 +77,7 @@ class EmulatorServer implements ControlTarget {
 			pageSizeOverflow: opts.pageSizeOverflow,
 		};
 		this.processing = opts.recordingProcessing;
+		this.fileSettings = opts.recordingFiles;
 		this.callStore.seed(opts.seedCalls);
 	}
 
@@ -205,6 +135,15 @@ class EmulatorServer implements ControlTarget {
 		return this.processing;
 	}
 
+	setRecordingFiles(change: Partial<RecordingFiles>): RecordingFiles {
+		this.fileSettings = resolveFiles(this.fileSettings, change);
+		return this.fileSettings;
+	}
+
+	recordingFiles(): RecordingFiles {
+		return this.fileSettings;
+	}
+
 	addCalls(n: number, overrides?: Partial<CallRecord>): CallRecord[] {
 		const { delayMs } = this.processing;
 		return this.callStore.add(n, overrides, delayMs > 0 ? Date.now() + delayMs : 0);
@@ -220,6 +159,7 @@ class EmulatorServer implements ControlTarget {
 		this.faults.clear();
 		this.limiter.reset();
 		this.processing = this.opts.recordingProcessing;
+		this.fileSettings = this.opts.recordingFiles;
 		this.callStore.seed(this.opts.seedCalls);
 	}
 
@@ -271,7 +211,7 @@ class EmulatorServer implements ControlTarget {
 			sendReply(res, reply, method === 'HEAD');
 			this.recorder.finish(record, reply.status, reply.headers);
 		} catch (error) {
-			this.internalError(res, error);
+			internalError(res, error);
 		}
 	}
 
@@ -309,6 +249,7 @@ class EmulatorServer implements ControlTarget {
 					ttlMs: this.opts.signedUrlTtlMs,
 					sizeBytes: this.opts.recordingBytes,
 					pendingAnswer: this.processing.pendingAnswer,
+					files: this.fileSettings,
 				}),
 			);
 		}
@@ -333,50 +274,17 @@ class EmulatorServer implements ControlTarget {
 	// ---- File origin --------------------------------------------------------------------------
 
 	private async onFile(req: IncomingMessage, res: ServerResponse): Promise<void> {
-		const url = new URL(req.url ?? '/', 'http://files');
-		const method = req.method ?? 'GET';
-		const query = queryRecord(url.searchParams);
 		try {
-			const record = this.recorder.begin('files', req, url.pathname, query);
-			const fault = this.faults.take('files', method, url.pathname);
-			if (fault) record.fault = fault.kind;
-			if (fault?.kind === 'reset') {
-				this.recorder.finish(record, 'reset');
-				resetSocket(req);
-				return;
-			}
-			req.resume(); // GET: nothing to read, but drain whatever was sent
-			if (fault?.kind === 'hang') return this.recorder.finish(record, 'hang');
-			if (fault?.kind === 'status') {
-				const reply = statusFaultReply(fault);
-				sendReply(res, reply, method === 'HEAD');
-				return this.recorder.finish(record, reply.status);
-			}
-			const deps = {
+			await handleFileRequest(req, res, this.recorder, this.faults, {
 				store: this.callStore,
 				signer: this.signer,
 				sizeBytes: this.opts.recordingBytes,
+				files: this.fileSettings,
 				signedUrlsExpired: () => this.faults.signedUrlsExpired,
-			};
-			const truncate = fault?.kind === 'truncate';
-			await serveFile(req, res, url.pathname, query, deps, truncate, (status) =>
-				this.recorder.finish(record, status),
-			);
-		} catch (error) {
-			this.internalError(res, error);
-		}
-	}
-
-	private internalError(res: ServerResponse, error: unknown): void {
-		// A bug in the emulator must be loud in test output, but still answer like a real server.
-		console.error('[emulator] internal error:', error);
-		if (!res.headersSent)
-			sendReply(res, {
-				status: 500,
-				headers: { 'Content-Type': 'text/plain' },
-				body: 'Internal Server Error',
 			});
-		else res.destroy();
+		} catch (error) {
+			internalError(res, error);
+		}
 	}
 }
 

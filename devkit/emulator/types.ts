@@ -96,6 +96,29 @@ export interface RecordingProcessing {
 	pendingAnswer: PendingRecordingAnswer;
 }
 
+/**
+ * How the file host names a recording (the spec shows no recording fields, and real hosts differ):
+ * - 'by-call' (default): the address ends in `/recordings/<call id>.mp3` and Content-Disposition
+ *   says `filename="<call id>.mp3"`;
+ * - 'same': every file has the same name, `/recordings/<call id>/recording.mp3` and
+ *   `filename="recording.mp3"` (hosts that keep each file in a folder of its own);
+ * - 'content': `/recordings/<call id>/content`, no Content-Disposition (a name without extension).
+ */
+export type RecordingFileNames = 'by-call' | 'same' | 'content';
+
+export const RECORDING_FILE_NAMES: readonly RecordingFileNames[] = ['by-call', 'same', 'content'];
+
+/** How the file host serves recordings; changeable while running (`setRecordingFiles`). */
+export interface RecordingFiles {
+	/** Default 'by-call'. */
+	recordingFileNames: RecordingFileNames;
+	/**
+	 * The Content-Type recordings are served with (and the API's `content_type`): default
+	 * 'audio/mpeg'; 'application/octet-stream' as S3 often serves uploads.
+	 */
+	recordingContentType: string;
+}
+
 /** How GET /v1/calls orders calls: new calls at the front, or appended at the end. */
 export type ListOrder = 'newest-first' | 'oldest-first';
 
@@ -125,6 +148,10 @@ export interface EmulatorOptions {
 	recordingBytes?: number;
 	/** Recordings of added calls (seeded calls are always ready); default ready at once. */
 	recordingProcessing?: Partial<RecordingProcessing>;
+	/** How the file host names recordings (default 'by-call'; see RecordingFileNames). */
+	recordingFileNames?: RecordingFileNames;
+	/** The Content-Type recordings are served with; default 'audio/mpeg'. */
+	recordingContentType?: string;
 	/** Lifetime of signed recording URLs; default 15 minutes. */
 	signedUrlTtlMs?: number;
 	/** Default true: phone_e164 must match ^\+[1-9]\d{1,14}$. */
@@ -255,6 +282,8 @@ export interface Emulator {
 	setRateLimit(cfg: RateLimitConfig | false): void;
 	/** Changes how recordings of calls added from now on are processed (see RecordingProcessing). */
 	setRecordingProcessing(processing: Partial<RecordingProcessing>): RecordingProcessing;
+	/** Changes how the file host names and types recordings from now on (see RecordingFiles). */
+	setRecordingFiles(files: Partial<RecordingFiles>): RecordingFiles;
 	/** New calls become the newest (front of the list); returned newest first, like `calls`. */
 	addCalls(n: number, overrides?: Partial<CallRecord>): CallRecord[];
 	stats(): EmulatorStats;

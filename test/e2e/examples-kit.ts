@@ -1,0 +1,57 @@
+/**
+ * What the example suites share: one real n8n with the package installed from its tarball and
+ * the emulator (openSession), the example credential, and the API requests the emulator saw.
+ */
+import { exampleCredential, loadExample } from '../../devkit/demo/examples';
+import { openSession, type Session } from '../../devkit/demo/session';
+import { N8N_MAJOR, type CredentialJson } from '../../devkit/n8n';
+import { DEMO_KEYS } from '../../devkit/emulator';
+
+// The emulator limits like the real service, only faster; the credential's budget matches it,
+// so the examples must run without a single 429.
+export const RATE = { limit: 600, windowMs: 60_000 };
+
+// n8n 1.x has no database store for binary data; the filesystem one is its queue-mode choice.
+export const BINARY_DATA_MODE = N8N_MAJOR >= 2 ? 'database' : 'filesystem';
+
+export interface ExamplesSession {
+	session(): Session;
+	/** The credential every example names, with the full key, paced at RATE. */
+	credential(): CredentialJson;
+	/** The requests the emulator's API saw on `path` since its last reset. */
+	apiRequests(path: string): Session['emulator']['requests'];
+	/** Whether n8n accepts the example's trigger when it is published as imported. */
+	publishes(file: string): Promise<boolean>;
+}
+
+/** Opens the session before the file's tests and closes it after them. */
+export function useExamplesSession(): ExamplesSession {
+	let current: Session | undefined;
+	beforeAll(async () => {
+		current = await openSession({
+			emulator: { rateLimit: RATE },
+			// The binary data mode of queue-mode installs (traffic.test.ts runs the filesystem one):
+			// the downloads must survive n8n's database store on their way to disk.
+			env: { N8N_DEFAULT_BINARY_DATA_MODE: BINARY_DATA_MODE },
+		});
+	}, 600_000);
+	afterAll(async () => {
+		await current?.close();
+	});
+	const session = () => {
+		if (current === undefined) throw new Error('the examples session is not open');
+		return current;
+	};
+	return {
+		session,
+		credential: () => exampleCredential(session(), DEMO_KEYS.full, RATE.limit),
+		apiRequests: (path) => session().emulator.requests.filter((request) => request.path === path),
+		publishes: async (file) => {
+			const { server, filesDir } = session();
+			const workflowId = await server.deployWorkflow(loadExample(file, filesDir));
+			const stored = await server.rest<{ active: boolean }>('GET', `/workflows/${workflowId}`);
+			await server.rest('POST', `/workflows/${workflowId}/deactivate`);
+			return stored.active;
+		},
+	};
+}

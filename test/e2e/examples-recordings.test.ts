@@ -1,0 +1,273 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
+/**
+ * The examples that save recordings, imported as a user would into a real n8n with the package
+ * installed from its tarball, a night at a time against the emulator, on recording hosts that
+ * name every file the same way (in the address and in Content-Disposition), name them by call,
+ * or give no name at all, and serve them as audio or as plain bytes. Each night has recordings
+ * ready at once, a missed call, recordings still being processed when Wait for Recording ends
+ * (they must come with a later check) and one the service never finishes (it must come, marked
+ * "processing", once Give Up on Processing After has passed), spread over two days.
+ * How each example is run, and what stands in for Google Drive: devkit/demo/recordingExamples.ts.
+ */
+import { createHash } from 'crypto';
+import * as fs from 'fs';
+
+import { startLocalDrive } from '../../devkit/drive';
+import {
+	exportFolder,
+	runDriveExample,
+	runExportExample,
+	runS3Example,
+	type ExportRun,
+} from '../../devkit/demo/recordingExamples';
+import { addNightCalls, type NightCalls, type NightRun } from '../../devkit/demo/recordingNight';
+import { recordingBytes, type RecordingFiles } from '../../devkit/emulator';
+import { startLocalS3 } from '../../devkit/s3';
+import { BINARY_DATA_MODE, useExamplesSession } from './examples-kit';
+
+jest.setTimeout(180_000);
+
+const kit = useExamplesSession();
+const credential = () => kit.credential();
+/** The emulator's recordings: 32 KiB each. */
+const BYTES = 32 * 1024;
+
+interface Host extends RecordingFiles {
+	/** The extension the file is named with: from the content type, the host's name, or none. */
+	ext: string;
+	pendingAnswer: 'processing' | '202';
+}
+const SAME_NAME: Host = {
+	recordingFileNames: 'same',
+	recordingContentType: 'audio/mpeg',
+	ext: 'mp3',
+	pendingAnswer: 'processing',
+};
+const BY_CALL_AS_BYTES: Host = {
+	recordingFileNames: 'by-call',
+	recordingContentType: 'application/octet-stream',
+	ext: 'mp3',
+	pendingAnswer: '202',
+};
+const NO_NAME_AS_BYTES: Host = {
+	recordingFileNames: 'content',
+	recordingContentType: 'application/octet-stream',
+	ext: 'bin',
+	pendingAnswer: 'processing',
+};
+
+/** A night of 8 calls a minute apart from 23:57 (UTC, the sandbox's time zone): two days. */
+const night = (host: Host): NightCalls => ({
+	recorded: 4,
+	missed: 1,
+	processingMs: 1_000,
+	late: { count: 2, readyMs: 9_000 },
+	stuck: 1,
+	pendingAnswer: host.pendingAnswer,
+	from: '2025-01-01T23:57:00.000Z',
+});
+const TIMES = { waitMs: 4_000, processingLimitMs: 14_000 };
+
+/** Starts the night on this host: the emulator as it was seeded, the host switched. */
+function onHost(host: Host): void {
+	kit.session().emulator.reset();
+	kit.session().emulator.setRecordingFiles(host);
+}
+
+/** The call's own day, as the trigger's callDate gives it in the workflow's time zone (UTC). */
+const dayOf = (id: string) =>
+	kit
+		.session()
+		.emulator.calls.find((call) => call.id === id)!
+		.created_at.slice(0, 10);
+
+/** Every call of the night came exactly once; the summaries count them. */
+function expectEachCallOnce(run: NightRun, ids: ReturnType<typeof addNightCalls>): void {
+	expect(run.executions.map((execution) => execution.status)).toEqual(
+		run.executions.map(() => 'success'),
+	);
+	expect([...run.emitted].sort()).toEqual([...ids.all].sort());
+	const status = (id: string) => run.items.find((item) => item.json.id === id)?.json;
+	for (const id of [...ids.recorded, ...ids.late])
+		expect([id, status(id)?.recordingStatus]).toEqual([id, 'downloaded']);
+	for (const id of ids.missed) expect([id, status(id)?.recordingStatus]).toEqual([id, 'none']);
+	for (const id of ids.stuck) expect([id, status(id)?.recordingStatus]).toEqual([id, 'processing']);
+}
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+describe.each([
+	['named the same for every call', SAME_NAME],
+	['named by call, served as bytes', BY_CALL_AS_BYTES],
+	['giving no name, served as bytes', NO_NAME_AS_BYTES],
+])('export-recordings.json, the recording host %s', (_, host) => {
+	let result: Awaited<ReturnType<typeof runExportExample>>;
+	let ids: ReturnType<typeof addNightCalls>;
+	beforeAll(async () => {
+		onHost(host);
+		const run: ExportRun = { ...night(host), ...TIMES };
+		result = await runExportExample(kit.session(), credential(), run);
+		ids = result.calls;
+	});
+	afterAll(() => fs.rmSync(exportFolder(kit.session()), { recursive: true, force: true }));
+
+	test('each call comes once: late recordings with their file in a later check, the others marked', () => {
+		expectEachCallOnce(result, ids);
+		expect(new Set(ids.all.map(dayOf))).toEqual(new Set(['2025-01-01', '2025-01-02']));
+	});
+
+	test('every recording is on disk as <call day>_<call id>, with its own bytes; nothing else', () => {
+		const recordings = [...ids.recorded, ...ids.late].map((id) => `${dayOf(id)}_${id}.${host.ext}`);
+		const audio = [...result.files.keys()].filter((name) => name.endsWith(`.${host.ext}`));
+		expect(audio.sort()).toEqual(recordings.sort());
+		for (const id of [...ids.recorded, ...ids.late]) {
+			const bytes = result.files.get(`${dayOf(id)}_${id}.${host.ext}`)!;
+			expect([id, bytes.equals(recordingBytes(id, BYTES))]).toEqual([id, true]);
+		}
+		for (const file of result.saved) {
+			expect(file.binaryId).toMatch(new RegExp(`^${BINARY_DATA_MODE}`));
+			if (host.recordingContentType === 'audio/mpeg') expect(file.mimeType).toBe('audio/mpeg');
+		}
+	});
+
+	test("next to each recording, the call's fields as JSON, with the file's size and SHA-256", () => {
+		for (const id of [...ids.recorded, ...ids.late]) {
+			const sidecar = JSON.parse(result.files.get(`${dayOf(id)}_${id}.json`)!.toString('utf8'));
+			expect(sidecar).toMatchObject({
+				id,
+				callDate: dayOf(id),
+				recordingStatus: 'downloaded',
+				fileName: `${id}.${host.ext}`,
+				fileSize: BYTES,
+				sha256: sha256(recordingBytes(id, BYTES)),
+			});
+			if (host.recordingFileNames === 'same') expect(sidecar.hostFileName).toBe('recording.mp3');
+		}
+	});
+
+	test('the missed call and the recording never finished are listed in their day’s missing-recordings file', () => {
+		const lines = [...result.files]
+			.filter(([name]) => name.endsWith('_missing-recordings.csv'))
+			.flatMap(([name, bytes]) =>
+				bytes
+					.toString('utf8')
+					.trim()
+					.split('\n')
+					.map((line) => `${name}: ${line.split(',').slice(0, 3).join(',')}`),
+			);
+		const line = (id: string, status: string) =>
+			`${dayOf(id)}_missing-recordings.csv: ${id},${dayOf(id)},${status}`;
+		expect(lines.sort()).toEqual(
+			[
+				...ids.missed.map((id) => line(id, 'none')),
+				...ids.stuck.map((id) => line(id, 'processing')),
+			].sort(),
+		);
+	});
+
+	test('each check ends with a summary; together they count the night, and the summary file has a line each', () => {
+		const total = (field: string) =>
+			result.summaries.reduce((sum, summary) => sum + Number(summary[field]), 0);
+		expect({
+			callsDelivered: total('callsDelivered'),
+			withRecording: total('withRecording'),
+			missed: total('missed'),
+			stillProcessing: total('stillProcessing'),
+		}).toEqual({ callsDelivered: 8, withRecording: 6, missed: 1, stillProcessing: 1 });
+		// The first check left the late and the never-finished recordings for later checks.
+		expect(result.summaries[0]).toMatchObject({ withRecording: 4, missed: 1, heldForLater: 3 });
+		expect(result.summaries.at(-1)).toMatchObject({ stillProcessing: 1, heldForLater: 0 });
+		const summaryLines = [...result.files]
+			.filter(([name]) => name.endsWith('_summary.txt'))
+			.flatMap(([, bytes]) => bytes.toString('utf8').trim().split('\n'));
+		expect(summaryLines).toEqual(
+			result.summaries.map(
+				(summary) =>
+					`Recordings checked at ${String(summary.checkedAt)}: ${String(summary.callsDelivered)} calls, ${String(summary.withRecording)} recordings saved, ${String(summary.missed)} missed calls without a recording, ${String(summary.stillProcessing)} recordings still being processed (both listed in the missing-recordings file), ${String(summary.heldForLater)} recordings not ready yet (they come with a later check).`,
+			),
+		);
+	});
+
+	test('the key goes to the API only: never to the file host', () => {
+		const files = kit.session().emulator.fileRequests;
+		expect(files.length).toBeGreaterThanOrEqual(6);
+		expect(files.every((request) => request.headers.authorization === undefined)).toBe(true);
+		expect(kit.session().emulator.stats().byStatus['429']).toBeUndefined();
+	});
+});
+
+describe.each([
+	['named the same for every call', SAME_NAME],
+	['named by call, served as bytes', BY_CALL_AS_BYTES],
+])(
+	"save-recordings-to-s3.json (a local S3 server, through n8n's S3 node), the host %s",
+	(_, host) => {
+		test('every recording under recordings/<call day>/, each missing one under recordings/missing/', async () => {
+			onHost(host);
+			const s3 = await startLocalS3('e2e-call-recordings');
+			try {
+				let ids!: ReturnType<typeof addNightCalls>;
+				const run = await runS3Example(kit.session(), credential(), s3, {
+					...TIMES,
+					extraMs: 9_000,
+					addCalls: () => (ids = addNightCalls(kit.session().emulator, night(host))).all,
+				});
+				expectEachCallOnce(run, ids);
+				const expected = new Map<string, Buffer | string>();
+				for (const id of [...ids.recorded, ...ids.late])
+					expected.set(`recordings/${dayOf(id)}/${id}.${host.ext}`, recordingBytes(id, BYTES));
+				for (const [id, status] of [
+					...ids.missed.map((id) => [id, 'none']),
+					...ids.stuck.map((id) => [id, 'processing']),
+				])
+					expected.set(`recordings/missing/${dayOf(id)}/${id}.json`, status);
+				expect([...run.uploaded.keys()].sort()).toEqual([...expected.keys()].sort());
+				for (const [key, want] of expected) {
+					const got = run.uploaded.get(key)!;
+					if (typeof want === 'string')
+						expect(JSON.parse(got.toString('utf8'))).toMatchObject({ recordingStatus: want });
+					else expect([key, got.equals(want)]).toEqual([key, true]);
+				}
+			} finally {
+				await s3.stop();
+			}
+		});
+	},
+);
+
+describe('save-recordings-to-google-drive.json (Drive stood in for), the host naming every file the same', () => {
+	test('every recording as "<call day> <call id>.mp3" in the recordings folder; missing ones as a file each', async () => {
+		onHost({ ...SAME_NAME, recordingContentType: 'application/octet-stream' });
+		const drive = await startLocalDrive();
+		try {
+			let ids!: ReturnType<typeof addNightCalls>;
+			const run = await runDriveExample(kit.session(), credential(), drive, {
+				...TIMES,
+				extraMs: 9_000,
+				addCalls: () => (ids = addNightCalls(kit.session().emulator, night(SAME_NAME))).all,
+			});
+			expectEachCallOnce(run, ids);
+			const recordings = [...ids.recorded, ...ids.late];
+			const missing = [...ids.missed, ...ids.stuck];
+			expect(run.files.map((file) => [file.folder, file.name]).sort()).toEqual(
+				[
+					...recordings.map((id) => `${dayOf(id)} ${id}.mp3`),
+					...missing.map((id) => `${dayOf(id)} ${id} missing recording.json`),
+				]
+					.map((name) => ['YOUR-RECORDINGS-FOLDER-ID', name])
+					.sort(),
+			);
+			for (const id of recordings) {
+				const file = run.files.find((each) => each.name === `${dayOf(id)} ${id}.mp3`)!;
+				expect([id, file.bytes.equals(recordingBytes(id, BYTES))]).toEqual([id, true]);
+			}
+			const note = run.files.find((each) => each.name.includes(ids.missed[0]))!;
+			expect(JSON.parse(note.bytes.toString('utf8'))).toMatchObject({
+				id: ids.missed[0],
+				recordingStatus: 'none',
+			});
+		} finally {
+			await drive.stop();
+		}
+	});
+});
