@@ -3,44 +3,21 @@
  * Every workflow in examples/, imported as a user would (only the file folder and the credential
  * set) into a real n8n with the package installed from its tarball, run against the emulator.
  */
-import {
-	allExampleFiles,
-	exampleCredential,
-	exampleWarnings,
-	publishMcpExample,
-} from '../../devkit/demo/examples';
-import { openSession, type Session } from '../../devkit/demo/session';
-import { N8N_MAJOR, readDatabaseText } from '../../devkit/n8n';
+import { allExampleFiles, exampleWarnings, publishMcpExample } from '../../devkit/demo/examples';
 import { DEMO_KEYS } from '../../devkit/emulator';
+import { readDatabaseText } from '../../devkit/n8n';
 import { CREDENTIAL_TYPE, NODE_TYPE } from '../../devkit/workflows';
+import { useExamplesSession } from './examples-kit';
 
 jest.setTimeout(120_000);
 
-// The emulator limits like the real service, only faster; the credential's budget matches it,
-// so the examples must run without a single 429.
-const RATE = { limit: 600, windowMs: 60_000 };
 const MCP_TOKEN = 'mcp-e2e-token-6b1f0c2d9e8a';
 
-// n8n 1.x has no database store for binary data; the filesystem one is its queue-mode choice.
-const BINARY_DATA_MODE = N8N_MAJOR >= 2 ? 'database' : 'filesystem';
-
-let session: Session;
-beforeAll(async () => {
-	session = await openSession({
-		emulator: { rateLimit: RATE },
-		// The binary data mode of queue-mode installs (traffic.test.ts runs the filesystem one):
-		// the downloads must survive n8n's database store on their way to disk.
-		env: { N8N_DEFAULT_BINARY_DATA_MODE: BINARY_DATA_MODE },
-	});
-}, 600_000);
-afterAll(async () => {
-	await session?.close();
-});
-
-const credential = () => exampleCredential(session, DEMO_KEYS.full, RATE.limit);
+const examples = useExamplesSession();
+const { credential } = examples;
 
 test('the editor gets the node from the tarball, with its credential, tool use and icons', async () => {
-	const [node, version1] = await session.server.rest<
+	const [node, version1] = await examples.session().server.rest<
 		Array<{
 			version: number | number[];
 			defaultVersion?: number;
@@ -61,7 +38,7 @@ test('the editor gets the node from the tarball, with its credential, tool use a
 	]);
 	expect(Object.keys(node.iconUrl).sort()).toEqual(['dark', 'light']);
 	for (const icon of Object.values(node.iconUrl)) {
-		const res = await fetch(`${session.server.baseUrl}/${icon}`);
+		const res = await fetch(`${examples.session().server.baseUrl}/${icon}`);
 		expect([icon, res.status, res.headers.get('content-type')]).toEqual([
 			icon,
 			200,
@@ -73,7 +50,7 @@ test('the editor gets the node from the tarball, with its credential, tool use a
 describe('every example', () => {
 	for (const file of allExampleFiles()) {
 		test(`${file} imports and opens without a warning`, async () => {
-			expect(await exampleWarnings(session, file)).toEqual([]);
+			expect(await exampleWarnings(examples.session(), file)).toEqual([]);
 		});
 	}
 });
@@ -81,8 +58,8 @@ describe('every example', () => {
 describe('ai-agent-tools-mcp.json (n8n as an MCP server, the test as the AI agent)', () => {
 	let client: Awaited<ReturnType<typeof publishMcpExample>>['client'];
 	beforeAll(async () => {
-		session.emulator.reset();
-		({ client } = await publishMcpExample(session, credential(), MCP_TOKEN));
+		examples.session().emulator.reset();
+		({ client } = await publishMcpExample(examples.session(), credential(), MCP_TOKEN));
 	});
 
 	test('exposes the three operations as tools with the $fromAI arguments', async () => {
@@ -102,18 +79,21 @@ describe('ai-agent-tools-mcp.json (n8n as an MCP server, the test as the AI agen
 		]);
 		const calls = await client.callTool('Get_Many_Calls', { limit: 3 });
 		expect(JSON.parse(calls.text).map((call: { id: string }) => call.id)).toEqual(
-			session.emulator.calls.slice(0, 3).map((call) => call.id),
+			examples
+				.session()
+				.emulator.calls.slice(0, 3)
+				.map((call) => call.id),
 		);
 	});
 
 	test('errors reach the agent as readable tool errors', async () => {
-		const before = session.emulator.requests.length;
+		const before = examples.session().emulator.requests.length;
 		const badPhone = await client.callTool('Import_Lead', { phone: 'call me maybe' });
 		expect(badPhone.isError).toBe(true);
 		expect(badPhone.text).toMatch(/Phone: "call me maybe" contains no digits/);
-		expect(session.emulator.requests.length).toBe(before);
+		expect(examples.session().emulator.requests.length).toBe(before);
 
-		const missed = session.emulator.calls.find((call) => !call.has_recording)!;
+		const missed = examples.session().emulator.calls.find((call) => !call.has_recording)!;
 		const noRecording = await client.callTool('Get_Recording', { callId: missed.id });
 		expect(noRecording.isError).toBe(true);
 		expect(noRecording.text).toMatch(/Recording not found/);
@@ -126,8 +106,8 @@ describe('ai-agent-tools-mcp.json (n8n as an MCP server, the test as the AI agen
 });
 
 test('neither the API key nor the MCP token appears in what n8n stored or logged', async () => {
-	const database = await readDatabaseText(session.sandbox);
-	const log = session.serverLog();
+	const database = await readDatabaseText(examples.session().sandbox);
+	const log = examples.session().serverLog();
 	expect(database).toContain('Import_Lead');
 	for (const secret of [DEMO_KEYS.full, MCP_TOKEN]) {
 		expect(database.includes(secret)).toBe(false);
