@@ -103,7 +103,6 @@ export async function runImportExample(
 }
 
 // The recording examples' runners live with their siblings; the demo imports them from here.
-export { runExportExample, type ExportRun, type ExportSummary } from './recordingExamples';
 
 /**
  * Publishes ai-agent-tools-mcp.json (n8n becomes an MCP server) and returns a connected client:

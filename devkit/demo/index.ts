@@ -15,10 +15,10 @@ import {
 	exampleCredential,
 	EXAMPLE_FILES,
 	publishMcpExample,
-	runExportExample,
 	runImportExample,
 } from './examples';
-import { runS3Example, STARTING_EXAMPLES } from './startingExamples';
+import { runExportExample, runS3Example } from './recordingExamples';
+import { STARTING_EXAMPLES } from './startingExamples';
 import { startLocalS3 } from '../s3';
 import {
 	elapsed,

@@ -3,8 +3,8 @@
 import * as path from 'path';
 
 import type { McpTool } from './mcpClient';
-import type { ExportRun, ExportSummary, ImportSummary } from './examples';
-import type { RecordingUploadRun } from './startingExamples';
+import type { ImportSummary } from './examples';
+import type { ExportRun, ExportSummary, RecordingUploadRun } from './recordingExamples';
 
 const started = Date.now();
 export const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
@@ -90,7 +90,7 @@ export function exportReport(summary: ExportSummary, run: ExportRun, folder: str
 	);
 	message(
 		'',
-		`${withoutRecording.length} calls without a recording, after the wait: ${withoutRecording.join(', ')}`,
+		`${withoutRecording.length} calls without a recording, listed in the missing-recordings file: ${withoutRecording.join(', ')}`,
 	);
 	line(`Calls emitted twice: ${emitted.length - new Set(emitted).size}`);
 }
@@ -118,5 +118,5 @@ export function s3Report(summary: RecordingUploadRun, bucket: string): void {
 	);
 	for (const [key, bytes] of uploaded) line(`  uploaded ${bucket}/${key} (${bytes.length} bytes)`);
 	for (const callId of withoutRecording)
-		line(`  missed   ${callId}: no recording, nothing uploaded`);
+		line(`  missed   ${callId}: no recording, noted under recordings/missing/`);
 }

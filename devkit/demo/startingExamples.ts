@@ -56,4 +56,3 @@ export function allRunsOf(run: ServerRunResult, nodeName: string): Row[] {
 }
 
 // The S3 example's runner lives with the other recording examples; the demo imports it from here.
-export { runS3Example, type RecordingUploadRun } from './recordingExamples';
