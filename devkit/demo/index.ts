@@ -11,12 +11,7 @@ import * as path from 'path';
 
 import { N8N_VERSION } from '../n8n';
 import { DEMO_KEYS } from '../emulator';
-import {
-	exampleCredential,
-	EXAMPLE_FILES,
-	publishMcpExample,
-	runImportExample,
-} from './examples';
+import { exampleCredential, EXAMPLE_FILES, publishMcpExample, runImportExample } from './examples';
 import { runExportExample, runS3Example } from './recordingExamples';
 import { STARTING_EXAMPLES } from './startingExamples';
 import { startLocalS3 } from '../s3';
