@@ -37,9 +37,9 @@ export function credentialJson(
 	};
 }
 
-export function credentialRef(credential: Pick<CredentialJson, 'id' | 'name'>) {
-	return { [CREDENTIAL_TYPE]: { id: credential.id, name: credential.name } };
-}
+export const credentialRef = ({ id, name }: Pick<CredentialJson, 'id' | 'name'>) => ({
+	[CREDENTIAL_TYPE]: { id, name },
+});
 
 export type Source = 'items' | 'manual' | 'webhook';
 
@@ -209,10 +209,7 @@ let triggerWorkflowCount = 0;
 
 /** A workflow starting with the trigger (node id `trigger`), for a real n8n. */
 export function triggerWorkflow(options: TriggerWorkflowOptions): WorkflowJson {
-	const credential = {
-		id: options.credentialId,
-		name: options.credentialName ?? 'Lead & Call Access',
-	};
+	const credential = { id: options.credentialId, name: options.credentialName ?? NODE_NAME };
 	return {
 		name: options.name ?? `Trigger e2e ${++triggerWorkflowCount}`,
 		nodes: [

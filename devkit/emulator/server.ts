@@ -9,7 +9,8 @@
  */
 import { createServer, IncomingMessage, ServerResponse } from 'http';
 import { KeyStore } from './auth';
-import { CallStore, listCalls, ListOptions } from './calls';
+import { CallStore } from './calls';
+import { listCalls, ListOptions } from './calls-list';
 import { CONTROL_PREFIX, ControlTarget, handleControl } from './control';
 import { FaultQueue, statusFaultReply } from './faults';
 import { handleFileRequest } from './file-host';
