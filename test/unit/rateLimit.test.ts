@@ -77,11 +77,39 @@ describe('rule 4: what a 429 teaches', () => {
 		return { b, now: drive(b, server, 3).endedAt };
 	}
 
-	test('a 429 during a burst: the burst becomes what the server accepted of it', () => {
+	test("the key's first refused burst: the burst becomes what the server accepted of it", () => {
 		const b = budget();
 		for (let i = 0; i < 3; i++) b.settle(left(b, 5 * i), 5 * i + 5, ok);
 		b.settle(left(b, 15), 20, refused);
 		expect(b.state).toMatchObject({ share: 1, burst: 3 });
+	});
+
+	/** A key whose first refused burst taught burst = 5, two requests into a burst a window later. */
+	function laterBurst() {
+		const b = budget();
+		for (let i = 0; i < 5; i++) b.settle(left(b, 5 * i), 5 * i + 5, ok);
+		b.settle(left(b, 25), 30, refused);
+		const now = 30 + WINDOW;
+		for (let i = 0; i < 2; i++) b.settle(left(b, now + 5 * i), now + 5 * i + 5, ok);
+		return { b, now: now + 10 };
+	}
+
+	test('a later refused burst costs only its pause: after it the burst goes on', () => {
+		const { b, now } = laterBurst();
+		b.settle(left(b, now), now + 5, refused);
+		b.pauseUntil(now + 1_005);
+		expect(ask(b, now + 1_005)).toMatchObject({ at: now + 1_005 });
+		expect(b.state).toMatchObject({ share: 1, burst: 5 });
+	});
+
+	test('refused again within a window, a later burst teaches as the first: the bucket empties', () => {
+		const { b, now } = laterBurst();
+		b.settle(left(b, now), now + 5, refused);
+		b.pauseUntil(now + 1_005);
+		const [again, sentAt] = whenAllowed(b, now + 1_005);
+		b.settle(again, sentAt + 5, refused);
+		expect(b.state.burst).toBeLessThan(5);
+		expect(ask(b, sentAt + 5 + (WINDOW / LIMIT) * 0.5)).toBeGreaterThan(0);
 	});
 
 	test('a 429 while a stated count holds the key teaches nothing: the count holds us until its reset', () => {
@@ -170,6 +198,18 @@ describe('rule 4: what a 429 teaches', () => {
 			ok,
 		);
 		expect(b.state.share).toBeCloseTo(0.7, 3);
+	});
+
+	test("as the share grows back the bucket grows with it: after a window's pause, a window's worth leaves", () => {
+		const { b, now } = evenlySpaced();
+		b.settle(left(b, now + 1_100), now + 1_105, refused);
+		const back = now + 1_105 + WINDOW;
+		b.pauseUntil(back);
+		let atOnce = 0;
+		for (let d = ask(b, back); typeof d === 'object'; d = ask(b, back), atOnce++) {
+			b.settle(d, back, ok);
+		}
+		expect(atOnce).toBeGreaterThanOrEqual(LIMIT - 1);
 	});
 
 	test('the 429 of a request sent before the last lesson teaches nothing more', () => {

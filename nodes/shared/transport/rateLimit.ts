@@ -4,37 +4,43 @@ import type { StatedWindow } from './rateLimitHeaders';
 
 /**
  * The request budget of one API key in this n8n process, shared by every execution using it.
- * A request leaves when every rule below allows it:
- * 1. Window: at most share × limit of our requests in any window (the credential's Requests per
- *    Minute; share starts at 1), each holding its place from when it leaves until a window after
- *    its answer, since the server may count it anywhere in between.
- * 2. Bucket: requests spend tokens refilled at share × limit per window, at most `burst` held
- *    (at first the whole limit); while faster than that even spacing, one request is in flight
- *    at a time, so a server that allows no burst refuses just one.
- * 3. A 429 pauses every request on the key until its Retry-After (the transport's retry policy).
- * 4. A 429 while rule 5 holds the key teaches nothing: the stated count holds us until its reset.
- *    Any other 429 in a burst sets `burst` to what the server accepted of it; one at even spacing,
- *    or despite stated room, means others share the key (or an unstated limit): share × 0.7,
- *    growing back as requests succeed along CUBIC's curve (RFC 9438, as in AWS's adaptive retry),
- *    time counted in windows: back to the share that drew the 429 within about a window, then
- *    beyond; a 429 to a request sent before the last lesson teaches nothing more, and after a
- *    window with no request sent or waiting the key starts afresh. On a key shown shared, a
- *    refused burst may be the others' doing, so `burst` is at least share × limit.
- * 5. When answers state the key's count (rate-limit headers), that count replaces rule 1 unless
- *    the credential's limit is lower: no request leaves while a stated remaining, less our
- *    requests in flight, is zero, until its stated reset; a count that rises before its reset is
- *    an older answer and is ignored, and an answer stating nothing brings back rule 1.
- * 6. Stated resets are whole seconds: a spent count whose stated reset is already due, as we
- *    read it, comes from a server rounding down (or a clock behind ours), so every later reset
- *    is read a second later, at most 3 s; rounded up, a reset may come in the second before the
- *    stated one, so when every place a count holds is ours (by rule 1's reckoning), it comes
- *    when the oldest of them frees, if that falls within that second.
+ * `limit`: the credential's Requests per Minute, per its window. `share`: the part of it this
+ * process allows itself, 1 at first, cut by rule 4d, never above 1. A request leaves when:
+ * 1. Window: fewer than share × limit of our requests are in the window; each holds its place
+ *    from when it leaves until a window after its answer (the server counts it in between).
+ * 2. Bucket: it has a token; tokens refill at share × limit per window, up to `burst`. The bucket
+ *    starts full (burst = limit): a fresh key sends a window's worth at once, one request at a
+ *    time while 2 or more tokens are left, so a server without burst refuses one, not many.
+ * 3. Pause: no 429's Retry-After is still running (the retry policy sets it for the whole key).
+ * 4. What a 429 teaches besides:
+ *    a. Nothing while rule 5 holds the key (its count holds us until its reset), nor when sent
+ *       before the last lesson (it met what that lesson learnt).
+ *    b. The key's first refused burst sets `burst` to what the server accepted of it and empties
+ *       the bucket: only that burst is known to start from a full bucket.
+ *    c. A later refused burst costs only its pause, once a window: it met a window still freeing
+ *       what it took a window ago, or others' requests. Refused again within a window: as b.
+ *    d. A 429 at even spacing, or despite stated room, means others share the key (or a limit
+ *       goes unstated): share × 0.7, at least one request per window; the bucket empties.
+ *    e. The share grows back as requests succeed, along CUBIC's curve (RFC 9438, as in AWS's
+ *       adaptive retry) in windows: to the share that drew the 429 in about a window. 2 or more
+ *       tokens grow with it: they refilled at the cut share while the server freed its window.
+ *    f. Once d shows others share the key, a refused burst may be theirs: burst ≥ share × limit.
+ *    g. A window with no request sent or waiting starts the key afresh: share 1, burst = limit.
+ * 5. Stated count: a count the answers state (rate-limit headers) replaces rule 1 (kept if the
+ *    credential's limit is lower or none is stated; rule 2 stays): while its remaining, less our
+ *    requests in flight, is 0, nothing leaves until its reset. A count rising before its reset
+ *    is an older answer, ignored; an answer stating none brings rule 1 back.
+ * 6. Stated resets are whole seconds:
+ *    a. A spent count whose reset is already due, as we read it, comes from a server rounding
+ *       down (or a clock behind ours): later resets are read a second later, 3 s at most.
+ *    b. Rounded up, a reset may come in the second before the stated one: when every place a
+ *       count holds is ours (by rule 1), it comes when the oldest of them frees, if in that second.
  */
 const RULES = {
 	defaultWindowMs: 60_000,
 	/** Added to the window and to the bucket's spacing: timers and clocks are not exact. */
 	margin: 0.02,
-	/** Rule 4: CUBIC's β (multiplicative decrease) and C (its curve's scale, share per window³). */
+	/** Rules 4d, 4e: CUBIC's β (multiplicative decrease) and C (its curve's scale, per window³). */
 	decrease: 0.7,
 	cubicC: 0.4,
 	/** Rule 6: a reset stated in whole seconds is a second off at most; late by 3 s in all. */
@@ -77,9 +83,10 @@ export class RateBudget {
 	private inFlight = 0;
 	private recent: Departure[] = [];
 	private pausedUntil = 0;
-	/** Until when a request of ours last wanted to leave (rule 4's window without requests). */
+	/** Until when a request of ours last wanted to leave (rule 4g's window without requests). */
 	private wantedUntil = -Infinity;
 	private lastLessonAt = -Infinity;
+	private burstPausedAt = -Infinity; // when a refused burst last cost only its pause (rule 4c)
 	private othersShareKey = false;
 	/** The share that drew the last lesson's 429: CUBIC's W_max. */
 	private shareAtLesson = 1;
@@ -99,8 +106,7 @@ export class RateBudget {
 			this.burst = limit;
 			this.tokens = Math.min(this.tokens, limit);
 		}
-		this.limit = limit;
-		this.windowMs = windowMs;
+		[this.limit, this.windowMs] = [limit, windowMs];
 	}
 
 	/** The longest wait for a turn on a busy key; longer: a stated quota (hourly, daily) is spent. */
@@ -131,6 +137,7 @@ export class RateBudget {
 		this.recent = this.recent.filter((d) => d.answeredAt === Infinity || d.answeredAt + span > now);
 		const idle = this.recent.length === 0 && now - this.wantedUntil >= span;
 		if (idle) [this.burst, this.share, this.othersShareKey] = [this.limit, 1, false];
+		if (idle) this.lastLessonAt = -Infinity; // rule 4b: the next refused burst is the first
 		const rate = (this.share * this.limit) / span;
 		const burst = Math.max(this.burst, this.othersShareKey ? this.share * this.limit : 0);
 		this.tokens = Math.min(burst, this.tokens + (now - this.tokensAt) * rate);
@@ -174,9 +181,8 @@ export class RateBudget {
 		const allowed = Math.max(1, Math.floor(this.share * this.limit));
 		if (this.recent.length < allowed) return 0;
 		// A place frees a window after its answer; while the answer is out, look again soon.
-		const freed = this.recent.map((d) => d.answeredAt).sort((a, b) => a - b)[
-			this.recent.length - allowed
-		];
+		const answers = this.recent.map((d) => d.answeredAt).sort((a, b) => a - b);
+		const freed = answers[this.recent.length - allowed];
 		return freed === Infinity ? RULES.pollMs : Math.ceil(freed + span - now);
 	}
 
@@ -210,7 +216,7 @@ export class RateBudget {
 		this.stated = latest;
 	}
 
-	/** Rule 6: a count whose places are all ours resets when the oldest frees, at most 1 s early. */
+	/** Rule 6b: a count whose places are all ours resets when the oldest frees, at most 1 s early. */
 	private withOwnReset(window: StatedWindow): StatedWindow {
 		const counted = (window.limit ?? Infinity) - window.remaining;
 		const answers = this.recent.map((d) => d.answeredAt).filter((at) => at !== Infinity);
@@ -226,32 +232,33 @@ export class RateBudget {
 		// Refused, so not counted by the server: it holds no place in our window either.
 		this.recent = this.recent.filter((d) => d !== departure);
 		if (departure.at <= this.lastLessonAt || this.statedWait(now) > 0) return;
+		const inBurst = departure.tokensBefore >= 2 && this.stated.size === 0;
+		if (inBurst && this.lastLessonAt > -Infinity && now - this.burstPausedAt > this.windowMs) {
+			this.burstPausedAt = now; // 4c: its pause covers it
+			return;
+		}
 		this.lastLessonAt = now;
-		if (departure.tokensBefore >= 2 && this.stated.size === 0) {
+		if (inBurst) {
 			this.burst = Math.max(1, Math.round(this.burst - departure.tokensBefore));
 		} else {
-			this.shareAtLesson = this.share;
-			this.othersShareKey = true;
-			// Never below one request per window: rule 1 allows that much anyway.
+			[this.shareAtLesson, this.othersShareKey] = [this.share, true];
 			this.share = Math.max(1 / this.limit, this.share * RULES.decrease);
 		}
-		this.tokens = 0;
-		this.tokensAt = now;
+		[this.tokens, this.tokensAt] = [0, now];
 	}
 
-	/** Rule 4, when accepted: CUBIC, W(t) = C (t - K)³ + W_max, with W(0) the decreased share. */
+	/** Rule 4e: CUBIC, W(t) = C (t - K)³ + W_max, W(0) the cut share; a burst's tokens scale. */
 	private grow(now: number): void {
 		const windows = (now - this.lastLessonAt) / this.windowMs;
 		const k = Math.cbrt((this.shareAtLesson * (1 - RULES.decrease)) / RULES.cubicC);
 		const cubic = this.shareAtLesson + RULES.cubicC * (windows - k) ** 3;
-		this.share = Math.min(1, Math.max(this.share, cubic));
+		const share = Math.min(1, Math.max(this.share, cubic));
+		if (this.tokens >= 2) this.tokens *= share / this.share; // fewer time the next request
+		this.share = share;
 	}
 }
 
-/**
- * One budget per API key for the whole n8n process, so every node and execution using the
- * key shares it. Keyed by a hash so the key itself is never kept here.
- */
+/** One budget per key for the whole n8n process, kept by its hash: the key itself is not kept. */
 const budgetsByKeyHash = new Map<string, RateBudget>();
 
 export function budgetForKey(apiKey: string, limit: BudgetLimit): RateBudget {

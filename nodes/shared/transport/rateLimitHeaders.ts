@@ -1,13 +1,11 @@
 /**
- * What an API answer says about the key's rate limit, in any of the three common header
- * families (names case-insensitive):
+ * What an API answer says about the key's rate limit, in the three common header families
+ * (names case-insensitive); every stated window is returned, and the budget honours them all:
  * - `X-RateLimit-Limit` / `-Remaining` / `-Reset`: Reset as epoch seconds on some services, as
  *   seconds from now on others (told apart by size: no window lasts 30 years);
  * - `RateLimit-Limit` / `-Remaining` / `-Reset` (earlier IETF drafts): Reset in seconds;
- * - `RateLimit-Policy: "name";q=60;w=60` with `RateLimit: "name";r=12;t=30` (current IETF
- *   draft), possibly several policies; also the draft's `RateLimit: limit=60, remaining=12,
- *   reset=30` dictionary.
- * Each stated window is returned; the budget honours them all, so the tightest decides.
+ * - `RateLimit-Policy: "p";q=60;w=60` with `RateLimit: "p";r=12;t=30` (current IETF draft, one
+ *   policy or more), or `RateLimit: limit=60, remaining=12, reset=30` (its dictionary form).
  */
 
 export interface StatedWindow {
@@ -26,6 +24,7 @@ type Headers = Record<string, unknown>;
 /** Above this a Reset is an epoch time, not a delta (1e9 s is 31 years; epoch 1e9 is 2001). */
 const EPOCH_SECONDS_FROM = 1e9;
 const EPOCH_MS_FROM = 1e12;
+const isUsable = (w: StatedWindow) => Number.isFinite(w.remaining) && Number.isFinite(w.resetAtMs);
 
 function headerText(headers: Headers, name: string): string | undefined {
 	for (const [key, value] of Object.entries(headers)) {
@@ -43,8 +42,7 @@ function leadingNumber(text: string | undefined): number | undefined {
 }
 
 function secondsAsMs(text: string | undefined): number | undefined {
-	const seconds = leadingNumber(text);
-	return seconds === undefined ? undefined : seconds * 1000;
+	return leadingNumber(text) === undefined ? undefined : Number(leadingNumber(text)) * 1000;
 }
 
 /** Reset as epoch ms: delta seconds, epoch seconds or epoch ms, or an HTTP date. */
@@ -89,14 +87,13 @@ function ietfWindows(headers: Headers, nowMs: number): StatedWindow[] {
 	);
 	const dictionary = Object.assign({}, ...members.map((m) => m.params)) as Record<string, string>;
 	if (dictionary.remaining !== undefined && dictionary.reset !== undefined) {
-		return [
-			{
-				remaining: Number(leadingNumber(dictionary.remaining)),
-				resetAtMs: nowMs + Number(leadingNumber(dictionary.reset)) * 1000,
-				limit: leadingNumber(dictionary.limit),
-				windowMs: secondsAsMs(dictionary.w ?? dictionary.window),
-			},
-		].filter(isUsable);
+		const window: StatedWindow = {
+			remaining: Number(leadingNumber(dictionary.remaining)),
+			resetAtMs: nowMs + Number(leadingNumber(dictionary.reset)) * 1000,
+			limit: leadingNumber(dictionary.limit),
+			windowMs: secondsAsMs(dictionary.w ?? dictionary.window),
+		};
+		return isUsable(window) ? [window] : [];
 	}
 	return members
 		.map(({ name, params }): StatedWindow => {
@@ -121,10 +118,6 @@ function classicWindow(headers: Headers, prefix: string, nowMs: number): StatedW
 		windowMs: secondsAsMs(/;\s*w=(\d+)/.exec(limitText ?? '')?.[1]),
 	};
 	return isUsable(window) ? [window] : [];
-}
-
-function isUsable(window: StatedWindow): boolean {
-	return Number.isFinite(window.remaining) && Number.isFinite(window.resetAtMs);
 }
 
 /** Every window the answer states (empty when it states none, or nothing readable). */
