@@ -17,5 +17,6 @@ module.exports = {
 	// workers even on a 2-CPU machine (jest's default there is one) halve the run.
 	maxWorkers: Math.max(2, require('os').cpus().length - 1),
 	testTimeout: 60_000,
-	setupFiles: ['<rootDir>/test/setup.ts'],
+	// After the environment, so the setup can remove the test file's user folder when it ends.
+	setupFilesAfterEnv: ['<rootDir>/test/setup.ts'],
 };
