@@ -8,8 +8,8 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_TEST, testCredential } from '../shared/credentialCheck';
-import { queryParametersField } from '../shared/options/queryParameters';
-import { optionsCollection } from '../shared/options/requestOptions';
+import { queryParametersField } from '../shared/calls/queryParameters';
+import { optionsCollection } from '../shared/transport/retry';
 import { pollCalls } from './poll';
 import {
 	DEFAULT_CALLS_PER_EXECUTION,

@@ -1,7 +1,7 @@
 import type { IBinaryData } from 'n8n-workflow';
 
 import type { RunContext } from '../context';
-import type { RequestPolicy } from './index';
+import type { RequestPolicy } from './retry';
 import type { DownloadEnd } from '../errors';
 import { downloadError, downloadFailure, networkErrorCode } from '../errors';
 import { isRetryableStatus, retrying } from './retry';

@@ -15,11 +15,12 @@ import {
 import type { RateBudget } from './rateLimit';
 import { budgetForKey } from './rateLimit';
 import { readRateLimitHeaders } from './rateLimitHeaders';
-import type { RetryLimits } from './retry';
-import { RETRY_POLICY, pause, retrying } from './retry';
+import type { RequestPolicy } from './retry';
+import { DEFAULT_REQUEST_POLICY, pause, retrying } from './retry';
 
 export type { ApiOperation } from '../errors';
 export { pause } from './retry';
+export type { RequestPolicy } from './retry';
 
 export const CREDENTIAL_TYPE = 'leadCallAccessApi';
 
@@ -85,17 +86,6 @@ export interface ApiRequest {
 	/** Error statuses the caller reads as answers (a recording's 404), returned instead of thrown. */
 	answerStatuses?: readonly number[];
 }
-
-/** Per-request limits, set from the node's "Options". */
-export interface RequestPolicy extends RetryLimits {
-	timeoutMs: number;
-}
-
-export const DEFAULT_REQUEST_POLICY: RequestPolicy = {
-	timeoutMs: RETRY_POLICY.defaultTimeoutMs,
-	maxRetries: RETRY_POLICY.defaultMaxRetries,
-	maxRateLimitWaitMs: RETRY_POLICY.defaultMaxRateLimitWaitMs,
-};
 
 interface ContextCredential {
 	settings: ConnectionSettings;

@@ -6,9 +6,9 @@ import type {
 } from 'n8n-workflow';
 
 import { LIST_CALLS, iterateCallPages } from '../../../shared/calls/callPages';
-import { readQueryParameters, queryParametersField } from '../../../shared/options/queryParameters';
+import { readQueryParameters, queryParametersField } from '../../../shared/calls/queryParameters';
 import { operationError } from '../../../shared/errors';
-import { optionsCollection, readRequestPolicy } from '../../../shared/options/requestOptions';
+import { optionsCollection, readRequestPolicy } from '../../../shared/transport/retry';
 import type { OperationDeclaration } from '../operation';
 
 const properties: INodeProperties[] = [
