@@ -94,7 +94,7 @@ async function runExamples(session: Session): Promise<void> {
 	}
 	for (const row of rejected) {
 		line(`  rejected  ${column(row.name, 18)} ${row.phone || '(empty)'}`);
-		message('            ', row.reason);
+		message('            ', String(row.output.error));
 	}
 	line(`Rejected rows with their reasons: ${rejectedFile}`);
 

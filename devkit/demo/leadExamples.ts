@@ -31,7 +31,7 @@ export interface CsvRun {
 	rows: Row[];
 	/** Import Lead's output items on each branch, with the CSV row (index, name, phone) of each. */
 	imported: Array<{ row: number; name: string; phone: string; output: Row }>;
-	rejected: Array<{ row: number; name: string; phone: string; reason: string }>;
+	rejected: CsvRun['imported'];
 	rejectedFile: string;
 	/** rejected-leads.csv, as the example wrote it ('' when it wrote none). */
 	rejectedCsv: string;
@@ -53,11 +53,9 @@ export async function runCsvExample(
 		setup.options,
 	);
 	const read = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.readWriteFile')!;
-	if (setup.read === undefined) {
+	if (setup.read !== undefined) read.parameters.fileSelector = setup.read;
+	else
 		fs.copyFileSync(path.join(EXAMPLES_DIR, 'leads.csv'), path.join(session.filesDir, 'leads.csv'));
-	} else {
-		read.parameters.fileSelector = setup.read;
-	}
 	const run = await session.server.runWorkflow(workflow, [credential]);
 	const rows = nodeOutput(run.run, 'Extract Rows').map((item) => item.json);
 	// The CSV row an Import Lead output item came from, by its pairing.
@@ -67,13 +65,8 @@ export async function runCsvExample(
 			const [name, phone] = [rows[row]?.name, rows[row]?.phone].map((v) => String(v ?? ''));
 			return { row, name, phone, output: json };
 		});
-	const imported = output(0);
-	const rejected = output(1).map(({ output: json, ...row }) => ({
-		...row,
-		reason: String(json.error),
-	}));
 	const rejectedCsv = readCsv(rejectedFile);
-	return { run, rows, imported, rejected, rejectedFile, rejectedCsv };
+	return { run, rows, imported: output(0), rejected: output(1), rejectedFile, rejectedCsv };
 }
 
 /**
