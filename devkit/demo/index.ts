@@ -98,7 +98,7 @@ async function runExamples(session: Session): Promise<void> {
 	}
 	line(`Rejected rows with their reasons: ${rejectedFile}`);
 
-	const at = '(checked now instead of at night)';
+	const at = 'checked now instead of at night';
 	heading(`2. Export call recordings (examples/${EXAMPLES.exportRecordings}, ${at})`);
 	const exported = await runExportExample(session, credential, EXPORT_DEMO);
 	if (exported.executions.some((execution) => execution.status !== 'success')) {
