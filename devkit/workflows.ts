@@ -15,7 +15,6 @@ import type { CredentialJson, WorkflowJson } from './n8n/types';
 export const NODE_TYPE = `${packageJson.name}.leadCallAccess`;
 export const TRIGGER_TYPE = `${packageJson.name}.leadCallAccessTrigger`;
 export const CREDENTIAL_TYPE = 'leadCallAccessApi';
-/** The engine-only source node (devkit/engine/TestItems.node.ts). */
 export const TEST_ITEMS_TYPE = 'test.items';
 export const NODE_NAME = 'Lead & Call Access';
 
@@ -93,7 +92,6 @@ export function chainWorkflow(
 	};
 }
 
-/** Our node with the user's parameters and credential. */
 export function ourNode(options: {
 	parameters: Record<string, unknown>;
 	credential: Pick<CredentialJson, 'id' | 'name'>;
@@ -139,7 +137,6 @@ export function nodeWorkflow(
 	return workflow;
 }
 
-/** The trigger's node name in the workflows built here. */
 export const TRIGGER_NAME = 'On New Call';
 
 /**
