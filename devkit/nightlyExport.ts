@@ -2,7 +2,7 @@
  * The nightly export as a user first builds it (issue 34), shared by the e2e tests and
  * `npm run bench:nightly`: On New Call with Download Recording → Write Files to Disk.
  */
-import { TRIGGER_NAME, triggerWorkflow } from './workflows';
+import { node, TRIGGER_NAME, triggerWorkflow } from './workflows';
 import type { WorkflowJson } from './n8n/types';
 
 /**
@@ -33,17 +33,11 @@ export function exportToDiskWorkflow(options: {
 		},
 		settings: { timezone: 'UTC' },
 		nodes: [
-			{
-				name: 'Write Files to Disk',
-				type: 'n8n-nodes-base.readWriteFile',
-				typeVersion: 1,
-				position: [240, 0],
-				parameters: {
-					operation: 'write',
-					fileName: `=${options.folder}/{{ $json.id }}.mp3`,
-					dataPropertyName: 'data',
-				},
-			},
+			node('Write Files to Disk', 'n8n-nodes-base.readWriteFile', 1, {
+				operation: 'write',
+				fileName: `=${options.folder}/{{ $json.id }}.mp3`,
+				dataPropertyName: 'data',
+			}),
 		],
 		connections: {
 			[TRIGGER_NAME]: { main: [[{ node: 'Write Files to Disk', type: 'main', index: 0 }]] },

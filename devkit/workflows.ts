@@ -5,116 +5,68 @@
  * The source turns a list into the node's input items, the way an upstream node would:
  * - `items`: an engine-only node (devkit/engine/TestItems.node.ts) that emits its `items` parameter;
  * - `manual`: Manual Trigger → Split Out `body.items`; the real-n8n server swaps the trigger for
- *   a Webhook of the same name, so the run's POST body carries the items;
- * - `webhook`: Webhook (answers with the last node's first item) → Split Out `body.items`.
+ *   a Webhook of the same name, so the run's POST body carries the items.
  */
 import { randomUUID } from 'crypto';
 
 import * as packageJson from '../package.json';
 import type { CredentialJson, WorkflowJson } from './n8n/types';
 
-export const PACKAGE_NAME = packageJson.name;
-export const NODE_TYPE = `${PACKAGE_NAME}.leadCallAccess`;
-export const TRIGGER_TYPE = `${PACKAGE_NAME}.leadCallAccessTrigger`;
+export const NODE_TYPE = `${packageJson.name}.leadCallAccess`;
+export const TRIGGER_TYPE = `${packageJson.name}.leadCallAccessTrigger`;
 export const CREDENTIAL_TYPE = 'leadCallAccessApi';
-/** The engine-only source node (devkit/engine/TestItems.node.ts). */
 export const TEST_ITEMS_TYPE = 'test.items';
 export const NODE_NAME = 'Lead & Call Access';
 
 export type { CredentialJson, WorkflowJson };
-export type WorkflowNode = WorkflowJson['nodes'][number];
+type WorkflowNode = WorkflowJson['nodes'][number];
+
+/** A node at the origin: chainWorkflow lays nodes out. */
+export const node = (
+	name: string,
+	type: string,
+	typeVersion: number,
+	parameters: Record<string, unknown> = {},
+): WorkflowNode => ({ name, type, typeVersion, position: [0, 0], parameters });
 
 export function credentialJson(
 	id: string,
-	data: { baseUrl: string; apiKey: string; requestsPerMinute?: number; rateWindowSeconds?: number },
+	data: {
+		baseUrl: string;
+		apiKey: string;
+		requestsPerMinute?: number;
+		rateWindowSeconds?: number;
+	},
 	name = `Lead & Call Access ${id}`,
 ): CredentialJson {
-	return {
-		id,
-		name,
-		type: CREDENTIAL_TYPE,
-		data: { ...data, requestsPerMinute: data.requestsPerMinute ?? 0 },
-	};
+	const requestsPerMinute = data.requestsPerMinute ?? 0;
+	return { id, name, type: CREDENTIAL_TYPE, data: { ...data, requestsPerMinute } };
 }
 
-export const credentialRef = ({ id, name }: Pick<CredentialJson, 'id' | 'name'>) => ({
+const credentialRef = ({ id, name }: Pick<CredentialJson, 'id' | 'name'>) => ({
 	[CREDENTIAL_TYPE]: { id, name },
 });
 
-export type Source = 'items' | 'manual' | 'webhook';
-
-export interface NodeWorkflowOptions {
-	parameters: Record<string, unknown>;
-	credential: Pick<CredentialJson, 'id' | 'name'>;
-	source?: Source;
-	/** Input items, for the `items` source (the others take them from the run's body). */
-	items?: Array<Record<string, unknown>>;
-	/** n8n's "On Error" setting; default: stop the workflow. */
-	onError?: 'continueErrorOutput' | 'continueRegularOutput';
-	/** A node fed by the error output (needs onError 'continueErrorOutput'). */
-	onErrorOutput?: WorkflowNode;
-	nodeName?: string;
-	typeVersion?: number;
-	settings?: Record<string, unknown>;
-}
-
 /** A Webhook that runs the workflow on a POST and answers with the last node's first item. */
 export function webhookTrigger(): WorkflowNode {
-	const hookPath = randomUUID();
-	return {
-		name: 'Webhook',
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		position: [0, 0],
-		webhookId: hookPath,
-		parameters: {
-			httpMethod: 'POST',
-			path: hookPath,
-			responseMode: 'lastNode',
-			responseData: 'firstEntryJson',
-			options: {},
-		},
-	};
+	const path = randomUUID();
+	const webhook = node('Webhook', 'n8n-nodes-base.webhook', 2, {
+		httpMethod: 'POST',
+		path,
+		responseMode: 'lastNode',
+		responseData: 'firstEntryJson',
+		options: {},
+	});
+	return { ...webhook, webhookId: path };
 }
 
 /** Split Out: one item per entry of the trigger's `body.items`. */
-export function splitOutItems(): WorkflowNode {
-	return {
-		name: 'Items',
-		type: 'n8n-nodes-base.splitOut',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: { fieldToSplitOut: 'body.items', include: 'noOtherFields', options: {} },
-	};
-}
-
-function sourceNodes(source: Source, items: Array<Record<string, unknown>> = [{}]): WorkflowNode[] {
-	switch (source) {
-		case 'items':
-			return [
-				{
-					name: 'Items',
-					type: TEST_ITEMS_TYPE,
-					typeVersion: 1,
-					position: [0, 0],
-					parameters: { items: JSON.stringify(items) },
-				},
-			];
-		case 'manual':
-			return [
-				{
-					name: 'Start',
-					type: 'n8n-nodes-base.manualTrigger',
-					typeVersion: 1,
-					position: [0, 0],
-					parameters: {},
-				},
-				splitOutItems(),
-			];
-		case 'webhook':
-			return [webhookTrigger(), splitOutItems()];
-	}
-}
+export const splitOutItems = () =>
+	node('Items', 'n8n-nodes-base.splitOut', 1, {
+		fieldToSplitOut: 'body.items',
+		include: 'noOtherFields',
+		options: {},
+	});
 
 /** Nodes in a chain, each feeding the next on its first output. */
 export function chainWorkflow(
@@ -130,9 +82,9 @@ export function chainWorkflow(
 	}
 	return {
 		name,
-		nodes: nodes.map((node, index) => ({
-			...node,
-			id: node.id ?? String(index + 1),
+		nodes: nodes.map((each, index) => ({
+			...each,
+			id: each.id ?? String(index + 1),
 			position: [index * 220, 0] as [number, number],
 		})),
 		connections,
@@ -140,56 +92,68 @@ export function chainWorkflow(
 	};
 }
 
-/** Our node with the user's parameters and credential. */
-export function ourNode(
-	options: Pick<NodeWorkflowOptions, 'parameters' | 'credential' | 'onError' | 'typeVersion'> & {
-		name?: string;
-	},
-): WorkflowNode {
+export function ourNode(options: {
+	parameters: Record<string, unknown>;
+	credential: Pick<CredentialJson, 'id' | 'name'>;
+	/** n8n's "On Error" setting; default: stop the workflow. */
+	onError?: 'continueErrorOutput' | 'continueRegularOutput';
+	typeVersion?: number;
+	name?: string;
+}): WorkflowNode {
 	return {
-		name: options.name ?? NODE_NAME,
-		type: NODE_TYPE,
-		typeVersion: options.typeVersion ?? 1,
-		position: [0, 0],
-		parameters: options.parameters,
+		...node(options.name ?? NODE_NAME, NODE_TYPE, options.typeVersion ?? 1, options.parameters),
 		credentials: credentialRef(options.credential),
 		...(options.onError ? { onError: options.onError } : {}),
 	};
 }
 
-/** Source → our node (→ the error-output node). */
-export function nodeWorkflow(options: NodeWorkflowOptions): WorkflowJson {
-	const node = ourNode({ ...options, name: options.nodeName });
-	const nodeName = node.name;
-	const workflow = chainWorkflow(
-		`${String(options.parameters.resource)}: ${String(options.parameters.operation)}`,
-		[...sourceNodes(options.source ?? 'manual', options.items), node],
-		options.settings,
-	);
+/** Source → our node (→ `onErrorOutput` on its error output, with onError 'continueErrorOutput'). */
+export function nodeWorkflow(
+	options: Parameters<typeof ourNode>[0] & {
+		source?: 'items' | 'manual';
+		/** Input items, for the `items` source (`manual` takes them from the run's body). */
+		items?: Array<Record<string, unknown>>;
+		onErrorOutput?: WorkflowNode;
+		nodeName?: string;
+	},
+): WorkflowJson {
+	const ours = ourNode({ ...options, name: options.nodeName });
+	const source =
+		options.source === 'items'
+			? [
+					node('Items', TEST_ITEMS_TYPE, 1, {
+						items: JSON.stringify(options.items ?? [{}]),
+					}),
+				]
+			: [node('Start', 'n8n-nodes-base.manualTrigger', 1), splitOutItems()];
+	const { resource, operation } = options.parameters;
+	const workflow = chainWorkflow(`${String(resource)}: ${String(operation)}`, [...source, ours]);
 	if (options.onErrorOutput) {
 		workflow.nodes.push({ ...options.onErrorOutput, position: [660, 220] });
-		workflow.connections[nodeName] = {
+		workflow.connections[ours.name] = {
 			main: [[], [{ node: options.onErrorOutput.name, type: 'main', index: 0 }]],
 		};
 	}
 	return workflow;
 }
 
-/** The trigger's node name in the workflows built here. */
 export const TRIGGER_NAME = 'On New Call';
 
 /**
  * Poll Times that never come up during a run (00:00:00 on 1 January): every poll is then one
  * the run drives, and none sneaks in between adding calls and checking what was emitted.
  */
-export const NO_SCHEDULED_POLLS = { item: [{ mode: 'custom', cronExpression: '0 0 0 1 1 *' }] };
+export const NO_SCHEDULED_POLLS = {
+	item: [{ mode: 'custom', cronExpression: '0 0 0 1 1 *' }],
+};
 
 /** Poll Times at the given seconds of every minute: n8n's own schedule, soon. */
-export function pollTimesAtSeconds(...seconds: number[]) {
-	return {
-		item: seconds.map((second) => ({ mode: 'custom', cronExpression: `${second} * * * * *` })),
-	};
-}
+export const pollTimesAtSeconds = (...seconds: number[]) => ({
+	item: seconds.map((second) => ({
+		mode: 'custom',
+		cronExpression: `${second} * * * * *`,
+	})),
+});
 
 export interface TriggerWorkflowOptions {
 	credentialId: string;
@@ -209,17 +173,21 @@ let triggerWorkflowCount = 0;
 
 /** A workflow starting with the trigger (node id `trigger`), for a real n8n. */
 export function triggerWorkflow(options: TriggerWorkflowOptions): WorkflowJson {
-	const credential = { id: options.credentialId, name: options.credentialName ?? NODE_NAME };
+	const credential = {
+		id: options.credentialId,
+		name: options.credentialName ?? NODE_NAME,
+	};
+	const parameters = {
+		pollTimes: NO_SCHEDULED_POLLS,
+		options: {},
+		...options.parameters,
+	};
 	return {
 		name: options.name ?? `Trigger e2e ${++triggerWorkflowCount}`,
 		nodes: [
 			{
+				...node(TRIGGER_NAME, TRIGGER_TYPE, 1, parameters),
 				id: 'trigger',
-				name: TRIGGER_NAME,
-				type: TRIGGER_TYPE,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { pollTimes: NO_SCHEDULED_POLLS, options: {}, ...options.parameters },
 				credentials: credentialRef(credential),
 			},
 			...(options.nodes ?? []),
@@ -229,37 +197,30 @@ export function triggerWorkflow(options: TriggerWorkflowOptions): WorkflowJson {
 	};
 }
 
-/** The webhook path of a workflow built with the `webhook` source. */
+/** The webhook path of a workflow that starts with webhookTrigger(). */
 export function webhookPath(workflow: WorkflowJson): string {
-	const webhook = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.webhook');
+	const webhook = workflow.nodes.find((each) => each.type === 'n8n-nodes-base.webhook');
 	if (webhook?.webhookId === undefined) throw new Error(`${workflow.name} has no webhook`);
 	return webhook.webhookId;
 }
 
-/** The run's input for the `manual` and `webhook` sources: the node's input items. */
+/** The run's input for the `manual` source: the node's input items. */
 export const withItems = (items: Array<Record<string, unknown>>) => ({ items });
 
 /** An Edit Fields node that reads an upstream node through n8n's paired-item lookup. */
 export function pairedLookupNode(name: string, fields: Record<string, string>): WorkflowNode {
-	return {
-		name,
-		type: 'n8n-nodes-base.set',
-		typeVersion: 3.4,
-		position: [0, 0],
-		parameters: {
-			mode: 'manual',
-			assignments: {
-				assignments: Object.entries(fields).map(([field, value], index) => ({
-					id: `field-${index}`,
-					name: field,
-					value,
-					type: 'string',
-				})),
-			},
-			includeOtherFields: false,
-			options: {},
-		},
-	};
+	const assignments = Object.entries(fields).map(([field, value], index) => ({
+		id: `field-${index}`,
+		name: field,
+		value,
+		type: 'string',
+	}));
+	return node(name, 'n8n-nodes-base.set', 3.4, {
+		mode: 'manual',
+		assignments: { assignments },
+		includeOtherFields: false,
+		options: {},
+	});
 }
 
 /** Parameters of each operation as a user sets them up, mapping the incoming item's fields. */

@@ -14,27 +14,17 @@ import { runProcess } from '../n8n/process';
 
 const STATE_DIR = path.join(REPO_DIR, 'node_modules', '.cache', 'n8n-nodes-lead-call-access');
 const MARKER = path.join(STATE_DIR, 'build-inputs.sha256');
-const LOCK = path.join(STATE_DIR, 'build.lock');
-const INPUT_DIRS = ['nodes', 'credentials'];
-const INPUT_FILES = ['package.json', 'tsconfig.json', 'gulpfile.js', 'index.js'];
-
-function filesUnder(dir: string): string[] {
-	if (!fs.existsSync(dir)) return [];
-	return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-		const full = path.join(dir, entry.name);
-		return entry.isDirectory() ? filesUnder(full) : [full];
-	});
-}
+const INPUTS = ['nodes', 'credentials', 'package.json', 'tsconfig.json', 'gulpfile.js', 'index.js'];
 
 /** Hash of every file tsc and gulp read, names included (a rename must rebuild too). */
-export function buildInputsHash(): string {
+function buildInputsHash(): string {
 	const hash = createHash('sha256');
-	const files = [
-		...INPUT_DIRS.flatMap((dir) => filesUnder(path.join(REPO_DIR, dir))),
-		...INPUT_FILES.map((file) => path.join(REPO_DIR, file)),
-	].sort();
-	for (const file of files) {
-		if (!fs.existsSync(file)) continue;
+	const under = (input: string): string[] =>
+		fs.statSync(input).isDirectory()
+			? fs.readdirSync(input, 'utf8').flatMap((name) => under(path.join(input, name)))
+			: [input];
+	const inputs = INPUTS.map((input) => path.join(REPO_DIR, input)).filter(fs.existsSync);
+	for (const file of inputs.flatMap(under).sort()) {
 		hash.update(path.relative(REPO_DIR, file)).update('\0').update(fs.readFileSync(file));
 	}
 	return hash.digest('hex');
@@ -45,9 +35,8 @@ function distComplete(): boolean {
 	const pkg = JSON.parse(fs.readFileSync(path.join(REPO_DIR, 'package.json'), 'utf8')) as {
 		n8n: { nodes: string[]; credentials: string[] };
 	};
-	return [...pkg.n8n.nodes, ...pkg.n8n.credentials].every((file) =>
-		fs.existsSync(path.join(REPO_DIR, file)),
-	);
+	const files = [...pkg.n8n.nodes, ...pkg.n8n.credentials];
+	return files.every((file) => fs.existsSync(path.join(REPO_DIR, file)));
 }
 
 async function buildIfChanged(log: (message: string) => void): Promise<boolean> {
@@ -56,11 +45,8 @@ async function buildIfChanged(log: (message: string) => void): Promise<boolean> 
 	if (built === inputs && distComplete()) return false;
 	log('building the package (npm run build)');
 	fs.rmSync(MARKER, { force: true });
-	const result = await runProcess('npm', ['run', 'build'], {
-		cwd: REPO_DIR,
-		env: process.env,
-		timeoutMs: 300_000,
-	});
+	const options = { cwd: REPO_DIR, env: process.env, timeoutMs: 300_000 };
+	const result = await runProcess('npm', ['run', 'build'], options);
 	if (result.code !== 0) {
 		const output = `${result.stdout}\n${result.stderr}`.trim().split('\n').slice(-40).join('\n');
 		throw new Error(`npm run build failed (exit ${result.code}):\n${output}`);
@@ -78,13 +64,13 @@ export async function buildAndInstall(
 	userFolder: string,
 	log: (message: string) => void = () => {},
 ): Promise<{ built: boolean; installed: InstalledPackage }> {
+	const lock = path.join(STATE_DIR, 'build.lock');
 	return await withFolderLock(
-		LOCK,
-		async () => {
-			const built = await buildIfChanged(log);
-			const installed = await packAndInstall(REPO_DIR, userFolder);
-			return { built, installed };
-		},
+		lock,
+		async () => ({
+			built: await buildIfChanged(log),
+			installed: await packAndInstall(REPO_DIR, userFolder),
+		}),
 		{ pollMs: 250 },
 	);
 }

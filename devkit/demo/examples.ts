@@ -2,35 +2,31 @@
 /**
  * Runs the workflows in examples/ exactly as users import them, with only what a user would
  * change themselves substituted: the folder n8n may write to, and a credential pointing at the
- * emulator. The e2e suite asserts on the summaries below; the demo prints them.
+ * emulator. The e2e suites assert on what the runners return; the demo prints it. Runners:
+ * leadExamples.ts, recordingExamples.ts; stand-ins for tools out of reach: startingExamples.ts.
  */
 import * as fs from 'fs';
 import * as path from 'path';
 
 import { NodeHelpers, type INodeTypeDescription } from 'n8n-workflow';
 
-import {
-	nodeOutput,
-	REPO_DIR,
-	type CredentialJson,
-	type NodeExecutionItem,
-	type ServerRunResult,
-	type WorkflowJson,
-} from '../n8n';
+import { REPO_DIR, type CredentialJson, type WorkflowJson } from '../n8n';
 import { McpClient } from './mcpClient';
 import type { Session } from './session';
 
 export const EXAMPLES_DIR = path.join(REPO_DIR, 'examples');
-export const EXAMPLE_FILES = {
+export const EXAMPLES = {
 	importLeads: 'import-leads-from-csv.json',
 	exportRecordings: 'export-recordings.json',
 	aiTools: 'ai-agent-tools-mcp.json',
+	googleSheets: 'import-leads-from-google-sheets.json',
+	leadForm: 'lead-form.json',
+	hubspotSync: 'sync-hubspot-contacts.json',
+	s3: 'save-recordings-to-s3.json',
+	googleDrive: 'save-recordings-to-google-drive.json',
 } as const;
 /** Examples use the Docker image's allowed folder; each run points them at its own. */
 export const EXAMPLE_FILES_DIR = '/home/node/.n8n-files';
-/** The credential reference every example carries (users pick theirs on import). */
-export const EXAMPLE_CREDENTIAL = { id: '1', name: 'Lead & Call Access account' };
-export const MCP_CREDENTIAL = { id: '2', name: 'MCP client token' };
 
 /** An example as a user would have it after import, with the file folder set to `filesDir`. */
 export function loadExample(file: string, filesDir: string): WorkflowJson {
@@ -42,67 +38,21 @@ export function loadExample(file: string, filesDir: string): WorkflowJson {
 
 /** Runs on demand what an example schedules: its Schedule Trigger becomes a Manual Trigger. */
 export function runnableNow(workflow: WorkflowJson): WorkflowJson {
+	const manual = { type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} };
 	const nodes = workflow.nodes.map((node) =>
-		node.type === 'n8n-nodes-base.scheduleTrigger'
-			? { ...node, type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, parameters: {} }
-			: node,
+		node.type === 'n8n-nodes-base.scheduleTrigger' ? { ...node, ...manual } : node,
 	);
 	return { ...workflow, nodes };
 }
 
+/** The credential every example references (users pick theirs on import). */
 export function exampleCredential(
 	session: Session,
 	apiKey: string,
 	requestsPerMinute: number,
 ): CredentialJson {
-	return session.credential(
-		EXAMPLE_CREDENTIAL.id,
-		{ apiKey, requestsPerMinute },
-		EXAMPLE_CREDENTIAL.name,
-	);
+	return session.credential('1', { apiKey, requestsPerMinute }, 'Lead & Call Access account');
 }
-
-const pairedIndex = (item: NodeExecutionItem) => (item.pairedItem as { item: number }).item;
-
-export interface ImportSummary {
-	run: ServerRunResult;
-	rows: Array<Record<string, string>>;
-	imported: Array<{ row: number; name: string; phone: string; phoneE164: string; id: string }>;
-	rejected: Array<{ row: number; name: string; phone: string; reason: string }>;
-	rejectedFile: string;
-}
-
-/** import-leads-from-csv.json with the bundled leads.csv. */
-export async function runImportExample(
-	session: Session,
-	credential: CredentialJson,
-): Promise<ImportSummary> {
-	fs.copyFileSync(path.join(EXAMPLES_DIR, 'leads.csv'), path.join(session.filesDir, 'leads.csv'));
-	const rejectedFile = path.join(session.filesDir, 'rejected-leads.csv');
-	fs.rmSync(rejectedFile, { force: true });
-	const workflow = loadExample(EXAMPLE_FILES.importLeads, session.filesDir);
-	const run = await session.server.runWorkflow(workflow, [credential]);
-	const rows = nodeOutput(run.run, 'Extract Rows').map(
-		(item) => item.json as Record<string, string>,
-	);
-	// The CSV row an Import Lead output item came from, by its pairing.
-	const sourceRow = (item: NodeExecutionItem) => {
-		const row = pairedIndex(item);
-		return { row, name: String(rows[row]?.name ?? ''), phone: String(rows[row]?.phone ?? '') };
-	};
-	const imported = nodeOutput(run.run, 'Import Lead', 0).map((item) => ({
-		...sourceRow(item),
-		phoneE164: String(item.json.phone_e164),
-		id: String(item.json.id),
-	}));
-	const rejected = nodeOutput(run.run, 'Import Lead', 1).map((item) => ({
-		...sourceRow(item),
-		reason: String(item.json.error),
-	}));
-	return { run, rows, imported, rejected, rejectedFile };
-}
-
-// The recording examples' runners live with their siblings; the demo imports them from here.
 
 /**
  * Publishes ai-agent-tools-mcp.json (n8n becomes an MCP server) and returns a connected client:
@@ -111,21 +61,16 @@ export async function runImportExample(
 export async function publishMcpExample(
 	session: Session,
 	credential: CredentialJson,
-	bearerToken: string,
+	token: string,
 ): Promise<{ workflowId: string; client: McpClient }> {
-	await session.server.createCredential(credential);
-	await session.server.createCredential({
-		...MCP_CREDENTIAL,
-		type: 'httpBearerAuth',
-		data: { token: bearerToken },
-	});
-	const workflow = loadExample(EXAMPLE_FILES.aiTools, session.filesDir);
-	const workflowId = await session.server.deployWorkflow(workflow);
+	const { server } = session;
+	await server.createCredential(credential);
+	const bearer = { id: '2', name: 'MCP client token', type: 'httpBearerAuth', data: { token } };
+	await server.createCredential(bearer);
+	const workflow = loadExample(EXAMPLES.aiTools, session.filesDir);
+	const workflowId = await server.deployWorkflow(workflow);
 	const trigger = workflow.nodes.find((node) => node.type.endsWith('.mcpTrigger'));
-	const client = new McpClient(
-		`${session.server.baseUrl}/mcp/${String(trigger?.parameters.path)}`,
-		bearerToken,
-	);
+	const client = new McpClient(`${server.baseUrl}/mcp/${String(trigger?.parameters.path)}`, token);
 	await client.initialize();
 	return { workflowId, client };
 }
@@ -147,30 +92,25 @@ export async function exampleWarnings(session: Session, file: string): Promise<s
 	const descriptions = await session.server.rest<INodeTypeDescription[]>('POST', '/node-types', {
 		nodeInfos,
 	});
-	// n8n answers with the names without their package; a tool (…Tool) is its node's description.
-	const known = (type: string, version: number) =>
-		descriptions.find(
-			(description) =>
-				description.name === type.split('.').pop() &&
-				[description.version].flat().includes(version),
-		);
 	return nodes.flatMap((node) => {
-		const description = known(node.type, node.typeVersion);
+		// n8n answers with the names without their package; a tool (…Tool) is its node's description.
+		const description = descriptions.find(
+			({ name, version }) =>
+				name === node.type.split('.').pop() && [version].flat().includes(node.typeVersion),
+		);
 		if (!description) return [`${node.name}: no ${node.type} version ${node.typeVersion}`];
 		const asNode = { ...node, parameters: node.parameters as never } as never;
+		const { properties } = description;
 		const parameters = NodeHelpers.getNodeParameters(
-			description.properties,
+			properties,
 			node.parameters as never,
 			true,
 			false,
 			asNode,
 			description,
 		);
-		const issues = NodeHelpers.getNodeParametersIssues(
-			description.properties,
-			{ ...(asNode as object), parameters } as never,
-			description,
-		);
+		const withDefaults = { ...(asNode as object), parameters } as never;
+		const issues = NodeHelpers.getNodeParametersIssues(properties, withDefaults, description);
 		return issues ? [`${node.name}: ${JSON.stringify(issues.parameters ?? issues)}`] : [];
 	});
 }

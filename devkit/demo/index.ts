@@ -2,8 +2,9 @@
 /**
  * `npm run demo`: the package inside a real n8n, end to end, on the bundled API emulator.
  * Builds the package, installs n8n 2.40.7 into the cache if needed, installs the packed
- * tarball into a fresh n8n, runs the example workflows and prints what they did.
- * Exit 0 when everything worked; the output files stay in <tmp>/lead-call-access-demo.
+ * tarball into a fresh n8n, runs the example workflows and prints what they did, in lines
+ * readable in a 100-column terminal. Exit 0 when everything worked; the output files stay in
+ * <tmp>/lead-call-access-demo.
  */
 import * as fs from 'fs';
 import * as os from 'os';
@@ -11,20 +12,11 @@ import * as path from 'path';
 
 import { N8N_VERSION } from '../n8n';
 import { DEMO_KEYS } from '../emulator';
-import { exampleCredential, EXAMPLE_FILES, publishMcpExample, runImportExample } from './examples';
+import { EXAMPLES, exampleCredential, publishMcpExample } from './examples';
+import { runCsvExample } from './leadExamples';
+import type { McpClient } from './mcpClient';
 import { runExportExample, runS3Example } from './recordingExamples';
-import { STARTING_EXAMPLES } from './startingExamples';
 import { startLocalS3 } from '../s3';
-import {
-	elapsed,
-	exportReport,
-	heading,
-	importReport,
-	step,
-	toolCall,
-	s3Report,
-	toolsReport,
-} from './report';
 import { openSession, type Session } from './session';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -38,6 +30,27 @@ const MCP_TOKEN = 'demo-mcp-client-token';
 /** New calls for the export: recordings ready 3 s after their call, the wait cut to 6 s. */
 const EXPORT_DEMO = { recorded: 5, missed: 2, processingMs: 3_000, waitMs: 6_000 };
 
+const started = Date.now();
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
+const step = (text: string) => process.stdout.write(`[${elapsed().padStart(6)}] ${text}\n`);
+const heading = (text: string) => process.stdout.write(`\n${text}\n`);
+const line = (text = '') => process.stdout.write(`   ${text}\n`);
+
+/** `text` in a column of `width`, shortened with "..." when longer. */
+const column = (text: string, width: number) =>
+	text.length <= width ? text.padEnd(width) : `${text.slice(0, width - 3)}...`;
+
+/** A message after a label, wrapped at word boundaries to 94 columns (100 with the margin). */
+function message(label: string, text: string): void {
+	const lines = [''];
+	for (const word of text.split(/\s+/).filter(Boolean)) {
+		const last = lines.length - 1;
+		if (lines[last] && lines[last].length + 1 + word.length > 94 - label.length) lines.push(word);
+		else lines[last] = lines[last] ? `${lines[last]} ${word}` : word;
+	}
+	lines.forEach((part, index) => line(`${index === 0 ? label : ' '.repeat(label.length)}${part}`));
+}
+
 async function main(): Promise<void> {
 	process.stdout.write(
 		`Lead & Call Access demo: n8n ${N8N_VERSION} with this package, on the bundled API emulator\n\n`,
@@ -49,11 +62,8 @@ async function main(): Promise<void> {
 	fs.rmSync(OUTPUT_DIR, { recursive: true, force: true });
 	fs.mkdirSync(OUTPUT_DIR, { recursive: true });
 
-	const session = await openSession({
-		emulator: { rateLimit: RATE },
-		filesDir: OUTPUT_DIR,
-		log: step,
-	});
+	const options = { emulator: { rateLimit: RATE }, filesDir: OUTPUT_DIR, log: step };
+	const session = await openSession(options);
 	try {
 		step(`n8n is running at ${session.server.baseUrl}, package installed from its tarball`);
 		step(`API emulator at ${session.emulator.baseUrl} (${RATE.limit} requests a minute per key)`);
@@ -68,47 +78,80 @@ async function runExamples(session: Session): Promise<void> {
 	const credential = exampleCredential(session, DEMO_KEYS.full, RATE.limit);
 	await session.server.createCredential(credential);
 	const test = await session.server.testCredential(credential);
-	heading(
-		`Credential "${credential.name}" tested as the n8n editor does: ${test.status} (${test.message})`,
-	);
+	const tested = `tested as the n8n editor does: ${test.status} (${test.message})`;
+	heading(`Credential "${credential.name}" ${tested}`);
 	if (test.status !== 'OK') throw new Error('the credential test failed');
 
-	heading(`1. Import leads from a CSV file (examples/${EXAMPLE_FILES.importLeads})`);
-	const imported = await runImportExample(session, credential);
-	if (imported.run.run.status !== 'success') throw new Error('the import workflow failed');
-	importReport(imported);
+	heading(`1. Import leads from a CSV file (examples/${EXAMPLES.importLeads})`);
+	const { run, rows, imported, rejected, rejectedFile } = await runCsvExample(session, credential);
+	if (run.run.status !== 'success') throw new Error('the import workflow failed');
+	const counts = `${imported.length} imported, ${rejected.length} rejected`;
+	line(`${rows.length} rows read from leads.csv: ${counts}`);
+	for (const { name, phone, output } of imported) {
+		const fixed = phone.startsWith('+') ? '' : '  (national number completed)';
+		const e164 = String(output.phone_e164);
+		line(`  imported  ${column(name, 18)} ${column(phone, 17)} -> ${e164}${fixed}`);
+	}
+	for (const row of rejected) {
+		line(`  rejected  ${column(row.name, 18)} ${row.phone || '(empty)'}`);
+		message('            ', String(row.output.error));
+	}
+	line(`Rejected rows with their reasons: ${rejectedFile}`);
 
-	heading(
-		`2. Export call recordings (examples/${EXAMPLE_FILES.exportRecordings}, checked now instead of at night)`,
-	);
+	const at = 'checked now instead of at night';
+	heading(`2. Export call recordings (examples/${EXAMPLES.exportRecordings}, ${at})`);
 	const exported = await runExportExample(session, credential, EXPORT_DEMO);
 	if (exported.executions.some((execution) => execution.status !== 'success')) {
 		throw new Error('the export workflow failed');
 	}
-	exportReport(exported, EXPORT_DEMO, session.filesDir);
+	const { saved, withoutRecording, emitted } = exported;
+	const { recorded, missed, processingMs } = EXPORT_DEMO;
+	const ready = `recordings ready ${processingMs / 1000} s after their call`;
+	line(`${recorded + missed} new calls (${missed} missed), ${ready}; ${exported.polls} checks`);
+	const kib = (saved.reduce((total, file) => total + file.bytes, 0) / 1024).toFixed(0);
+	const types = [...new Set(saved.map((file) => file.mimeType))].join(', ');
+	line(`${saved.length} recordings saved (${kib} KiB, ${types}) to ${session.filesDir}${path.sep}`);
+	line(
+		`  e.g. ${saved
+			.slice(0, 3)
+			.map((file) => path.basename(file.file))
+			.join(', ')}, ...`,
+	);
+	const listed = `${withoutRecording.length} calls without a recording, listed in the missing-recordings file`;
+	message('', `${listed}: ${withoutRecording.join(', ')}`);
+	line(`Calls emitted twice: ${emitted.length - new Set(emitted).size}`);
 
-	heading(`3. The operations as AI agent tools over MCP (examples/${EXAMPLE_FILES.aiTools})`);
+	heading(`3. The operations as AI agent tools over MCP (examples/${EXAMPLES.aiTools})`);
 	const { client } = await publishMcpExample(session, credential, MCP_TOKEN);
-	toolsReport(client.url, await client.listTools());
+	line(`n8n serves MCP at ${client.url}`);
+	line(
+		`tools: ${(await client.listTools())
+			.map((tool) => tool.name)
+			.sort()
+			.join(', ')}`,
+	);
 	await callTool(client, 'Import_Lead', { phone: '+14155552671', name: 'Ada Lovelace (CEO)' });
 	await callTool(client, 'Get_Many_Calls', { limit: 3 });
 	await callTool(client, 'Import_Lead', { phone: 'twelve' });
 
-	heading(
-		`4. New recordings saved to S3 (examples/${STARTING_EXAMPLES.s3}, to a local S3 server, checked now)`,
-	);
+	const where = 'to a local S3 server, checked now';
+	heading(`4. New recordings saved to S3 (examples/${EXAMPLES.s3}, ${where})`);
 	const s3 = await startLocalS3('call-recordings');
 	try {
-		const uploads = await runS3Example(session, credential, s3, {
-			waitMs: 3_000,
-			addCalls: () =>
-				[
-					...session.emulator.addCalls(2, { status: 'completed', has_recording: true }),
-					...session.emulator.addCalls(1, { status: 'missed', has_recording: false }),
-				].map((call) => call.id),
-		});
+		const night = { recorded: 2, missed: 1, processingMs: 0, waitMs: 3_000 };
+		const uploads = await runS3Example(session, credential, s3, night);
 		if (uploads.uploaded.size === 0) throw new Error('the S3 workflow uploaded no recording');
-		s3Report(uploads, s3.bucket);
+		const { executions } = uploads;
+		const times = executions.length === 1 ? 'once' : `${executions.length} times`;
+		const calls = `${uploads.emitted.join(', ')} (oldest first)`;
+		message(
+			'',
+			`${uploads.emitted.length} new calls arrived; the checks started the workflow ${times} with ${calls}`,
+		);
+		for (const [key, bytes] of uploads.uploaded)
+			line(`  uploaded ${s3.bucket}/${key} (${bytes.length} bytes)`);
+		for (const callId of uploads.withoutRecording)
+			line(`  missed   ${callId}: no recording, noted under recordings/missing/`);
 	} finally {
 		await s3.stop();
 	}
@@ -121,20 +164,18 @@ async function runExamples(session: Session): Promise<void> {
 	);
 }
 
-async function callTool(
-	client: Awaited<ReturnType<typeof publishMcpExample>>['client'],
-	name: string,
-	args: Record<string, unknown>,
-): Promise<void> {
+/** Calls a tool as the agent would and prints what came back. */
+async function callTool(client: McpClient, name: string, args: Record<string, unknown>) {
 	const result = await client.callTool(name, args);
-	if (result.isError)
-		return toolCall(name, args, `tool error: ${result.text.replace(/^\w+: /, '')}`);
-	const items = JSON.parse(result.text) as Array<Record<string, unknown>>;
+	line(`  ${name} ${JSON.stringify(args)}`);
+	if (result.isError) return message('    -> ', `tool error: ${result.text.replace(/^\w+: /, '')}`);
+	const [first, ...more] = JSON.parse(result.text) as Array<Record<string, unknown>>;
+	const created = `${first.created ? 'created' : 'updated'} ${String(first.id)}`;
 	const outcome =
 		name === 'Import_Lead'
-			? `${items[0].created ? 'created' : 'updated'} ${String(items[0].id)}, name "${String(items[0].name)}"`
-			: items.map((item) => String(item.id)).join(', ');
-	toolCall(name, args, outcome);
+			? `${created}, name "${String(first.name)}"`
+			: [first, ...more].map((item) => String(item.id)).join(', ');
+	message('    -> ', outcome);
 }
 
 main().then(

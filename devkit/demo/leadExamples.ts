@@ -10,21 +10,29 @@ import * as path from 'path';
 import { sleep } from 'n8n-workflow';
 
 import { nodeOutput, type CredentialJson, type ServerRunResult, type WorkflowJson } from '../n8n';
-import { EXAMPLE_FILES, EXAMPLES_DIR, loadExample, runnableNow } from './examples';
+import { EXAMPLES, EXAMPLES_DIR, loadExample, runnableNow } from './examples';
 import type { Session } from './session';
-import { STARTING_EXAMPLES, allRunsOf, withStandIns, type Row } from './startingExamples';
+import { allRunsOf, withStandIns, type Row } from './startingExamples';
 
 /** Sets options of the example's Import Lead, as a user would in the editor. */
-function withImportOptions(workflow: WorkflowJson, options: Row): WorkflowJson {
+function withImportOptions(workflow: WorkflowJson, options: Row = {}): WorkflowJson {
 	const node = workflow.nodes.find((candidate) => candidate.name === 'Import Lead')!;
 	node.parameters.options = { ...(node.parameters.options as Row), ...options };
 	return workflow;
 }
 
+/** A file the example wrote, without the BOM ('' when it wrote none). */
+const readCsv = (file: string) =>
+	fs.existsSync(file) ? fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, '') : '';
+
 export interface CsvRun {
 	run: ServerRunResult;
-	/** What Import Lead output on its success branch. */
-	imported: Row[];
+	/** What Extract Rows read. */
+	rows: Row[];
+	/** Import Lead's output items on each branch, with the CSV row (index, name, phone) of each. */
+	imported: Array<{ row: number; name: string; phone: string; output: Row }>;
+	rejected: CsvRun['imported'];
+	rejectedFile: string;
 	/** rejected-leads.csv, as the example wrote it ('' when it wrote none). */
 	rejectedCsv: string;
 }
@@ -41,39 +49,39 @@ export async function runCsvExample(
 	const rejectedFile = path.join(session.filesDir, 'rejected-leads.csv');
 	fs.rmSync(rejectedFile, { force: true });
 	const workflow = withImportOptions(
-		loadExample(EXAMPLE_FILES.importLeads, session.filesDir),
-		setup.options ?? {},
+		loadExample(EXAMPLES.importLeads, session.filesDir),
+		setup.options,
 	);
 	const read = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.readWriteFile')!;
-	if (setup.read === undefined) {
+	if (setup.read !== undefined) read.parameters.fileSelector = setup.read;
+	else
 		fs.copyFileSync(path.join(EXAMPLES_DIR, 'leads.csv'), path.join(session.filesDir, 'leads.csv'));
-	} else {
-		read.parameters.fileSelector = setup.read;
-	}
 	const run = await session.server.runWorkflow(workflow, [credential]);
-	const imported = nodeOutput(run.run, 'Import Lead', 0).map((item) => item.json);
-	const rejectedCsv = fs.existsSync(rejectedFile) ? fs.readFileSync(rejectedFile, 'utf8') : '';
-	return { run, imported, rejectedCsv: rejectedCsv.replace(/^\uFEFF/, '') };
-}
-
-export interface SheetsRun {
-	run: ServerRunResult;
-	/** What "Write Result to the Row" would write: row number and result, by row. */
-	written: Row[];
+	const rows = nodeOutput(run.run, 'Extract Rows').map((item) => item.json);
+	// The CSV row an Import Lead output item came from, by its pairing.
+	const output = (branch: number) =>
+		nodeOutput(run.run, 'Import Lead', branch).map(({ json, pairedItem }) => {
+			const row = (pairedItem as { item: number }).item;
+			const [name, phone] = [rows[row]?.name, rows[row]?.phone].map((v) => String(v ?? ''));
+			return { row, name, phone, output: json };
+		});
+	const rejectedCsv = readCsv(rejectedFile);
+	return { run, rows, imported: output(0), rejected: output(1), rejectedFile, rejectedCsv };
 }
 
 /**
  * import-leads-from-google-sheets.json over `rows` (each with its row_number, as Get Rows gives),
- * with Import Lead's `options` set as a user would (Dry Run).
+ * with Import Lead's `options` set as a user would (Dry Run). `written`: what "Write Result to
+ * the Row" would write (row number and result), by row.
  */
 export async function runGoogleSheetsExample(
 	session: Session,
 	credential: CredentialJson,
 	rows: Row[],
 	options: Row = {},
-): Promise<SheetsRun> {
+): Promise<{ run: ServerRunResult; written: Row[] }> {
 	const workflow = withStandIns(
-		withImportOptions(loadExample(STARTING_EXAMPLES.googleSheets, session.filesDir), options),
+		withImportOptions(loadExample(EXAMPLES.googleSheets, session.filesDir), options),
 		{ name: 'Get Rows', field: 'rows' },
 		['Write Result to the Row'],
 	);
@@ -102,7 +110,7 @@ export async function deployHubSpotSyncExample(
 	credential: CredentialJson,
 ): Promise<{ runNight(contacts: Row[]): Promise<HubSpotNight> }> {
 	const workflow = withStandIns(
-		runnableNow(loadExample(STARTING_EXAMPLES.hubspotSync, session.filesDir)),
+		runnableNow(loadExample(EXAMPLES.hubspotSync, session.filesDir)),
 		{ name: 'Get Contacts', field: 'contacts' },
 		[],
 	);
@@ -130,24 +138,13 @@ export async function deployHubSpotSyncExample(
  */
 export function hubSpotContact(vid: number, name: string, phone?: string): Row {
 	const at = name.lastIndexOf(' ');
-	const properties: Record<string, string> = {
-		firstname: name.slice(0, at),
-		lastname: name.slice(at + 1),
+	const properties: Row = {
+		firstname: { value: name.slice(0, at) },
+		lastname: { value: name.slice(at + 1) },
 	};
-	if (phone !== undefined) properties.phone = phone;
-	const wrapped = Object.fromEntries(
-		Object.entries(properties).map(([property, value]) => [property, { value }]),
-	);
-	return { vid, properties: wrapped };
+	if (phone !== undefined) properties.phone = { value: phone };
+	return { vid, properties };
 }
-
-/** The words of an HTML page, without its markup. */
-const pageText = (html: string) =>
-	html
-		.replace(/<(script|style)[\s\S]*?<\/\1>/g, ' ')
-		.replace(/<[^>]+>/g, ' ')
-		.replace(/&#39;/g, "'")
-		.replace(/\s+/g, ' ');
 
 /** The answers lead-form.json kept for later: its form-submission-*.csv files, by name. */
 export function keptFormSubmissions(session: Session): Array<{ file: string; csv: string }> {
@@ -155,10 +152,18 @@ export function keptFormSubmissions(session: Session): Array<{ file: string; csv
 		.readdirSync(session.filesDir)
 		.filter((file) => /^form-submission-.*\.csv$/.test(file))
 		.sort()
-		.map((file) => ({
-			file: path.join(session.filesDir, file),
-			csv: fs.readFileSync(path.join(session.filesDir, file), 'utf8').replace(/^\uFEFF/, ''),
-		}));
+		.map((file) => path.join(session.filesDir, file))
+		.map((file) => ({ file, csv: readCsv(file) }));
+}
+
+/** Polls `attempt` every 200 ms until it returns a value, or fails after `ms`. */
+async function within<T>(ms: number, attempt: (last: boolean) => Promise<T | undefined>) {
+	const deadline = Date.now() + ms;
+	for (;;) {
+		const result = await attempt(Date.now() > deadline);
+		if (result !== undefined) return result;
+		await sleep(200);
+	}
 }
 
 /**
@@ -168,53 +173,43 @@ export function keptFormSubmissions(session: Session): Array<{ file: string; csv
 export async function publishLeadFormExample(
 	session: Session,
 	credential: CredentialJson,
-): Promise<{
-	workflowId: string;
-	submit(name: string, phone: string): Promise<string>;
-}> {
+): Promise<(name: string, phone: string) => Promise<string>> {
 	const { server } = session;
 	await server.createCredential(credential);
-	const workflow = loadExample(STARTING_EXAMPLES.leadForm, session.filesDir);
-	const workflowId = await server.deployWorkflow(workflow);
+	const workflow = loadExample(EXAMPLES.leadForm, session.filesDir);
+	await server.deployWorkflow(workflow);
 	const trigger = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.formTrigger')!;
 	const formPath = (trigger.parameters.options as { path: string }).path;
-	const post = async (name: string, phone: string) => {
-		const deadline = Date.now() + 20_000;
-		for (;;) {
-			const form = new FormData();
-			form.append('field-0', name);
-			form.append('field-1', phone);
+	return async (name, phone) => {
+		const form = new FormData();
+		form.append('field-0', name);
+		form.append('field-1', phone);
+		// 2.x registers a published form a moment after the call that published it.
+		const waitingUrl = await within(20_000, async (last) => {
 			const res = await fetch(`${server.baseUrl}/form/${formPath}`, { method: 'POST', body: form });
 			const text = await res.text();
-			// 2.x registers a published form a moment after the call that published it.
-			if (res.status === 404 && Date.now() < deadline) {
-				await sleep(200);
-				continue;
-			}
+			if (res.status === 404 && !last) return undefined;
 			if (res.status !== 200) throw new Error(`the form answered ${res.status}: ${text}`);
-			const waiting = new URL((JSON.parse(text) as { formWaitingUrl: string }).formWaitingUrl);
-			return `${server.baseUrl}${waiting.pathname}${waiting.search}`;
-		}
-	};
-	/**
-	 * The words of the page the person is sent to. As the form page's script does, it first asks
-	 * n8n whether the run has reached the next page (n8n holds a page request for a running
-	 * execution without answering), then opens it.
-	 */
-	const submit = async (name: string, phone: string) => {
-		const page = new URL(await post(name, phone));
-		const status = `${page.origin}${page.pathname}/n8n-execution-status${page.search}`;
-		// Up to a minute: an import the service refuses with 503 is retried for about 15 seconds.
-		const deadline = Date.now() + 60_000;
-		for (;;) {
+			return (JSON.parse(text) as { formWaitingUrl: string }).formWaitingUrl;
+		});
+		const waiting = new URL(waitingUrl);
+		const page = `${server.baseUrl}${waiting.pathname}${waiting.search}`;
+		// As the form page's script does, first ask n8n whether the run has reached the next page
+		// (n8n holds a page request for a running execution without answering), then open it. Up
+		// to a minute: an import the service refuses with 503 is retried for about 15 seconds.
+		const status = `${server.baseUrl}${waiting.pathname}/n8n-execution-status${waiting.search}`;
+		await within(60_000, async (last) => {
 			const state = await (await fetch(status, { signal: AbortSignal.timeout(5_000) })).text();
-			if (state === 'form-waiting') break;
-			if (Date.now() > deadline)
+			if (last && state !== 'form-waiting')
 				throw new Error(`the form's run did not reach its next page: ${state}`);
-			await sleep(200);
-		}
-		const res = await fetch(page, { signal: AbortSignal.timeout(10_000) });
-		return pageText(await res.text());
+			return state === 'form-waiting' || undefined;
+		});
+		const html = await (await fetch(page, { signal: AbortSignal.timeout(10_000) })).text();
+		// The words of the page, without its markup.
+		return html
+			.replace(/<(script|style)[\s\S]*?<\/\1>/g, ' ')
+			.replace(/<[^>]+>/g, ' ')
+			.replace(/&#39;/g, "'")
+			.replace(/\s+/g, ' ');
 	};
-	return { workflowId, submit };
 }

@@ -4,6 +4,7 @@
  * JSON-RPC over POST, answers as JSON or as server-sent events. It stands in for the LLM
  * client, so the AI-tool example runs without a model.
  */
+import { sleep } from 'n8n-workflow';
 
 export interface McpTool {
 	name: string;
@@ -11,16 +12,20 @@ export interface McpTool {
 	inputSchema: { properties?: Record<string, unknown>; required?: string[] };
 }
 
-export interface McpToolResult {
-	isError: boolean;
-	/** The text content the tool returned (n8n sends the node output as JSON text). */
-	text: string;
-}
+type Message = { result?: Record<string, unknown>; error?: { message: string } };
 
-interface RpcAnswer {
-	status: number;
-	text: string;
-	message?: { result?: Record<string, unknown>; error?: { message: string } };
+/** A JSON body, or the last `data:` line of an event stream that is JSON. */
+function parseMessage(text: string): Message | undefined {
+	const events = text.split(/\r?\n/).filter((line) => line.startsWith('data:'));
+	const candidates = text.trim().startsWith('{') ? [text] : events.map((line) => line.slice(5));
+	for (const candidate of candidates.reverse()) {
+		try {
+			return JSON.parse(candidate) as Message;
+		} catch {
+			// not JSON: try the previous event
+		}
+	}
+	return undefined;
 }
 
 export class McpClient {
@@ -33,7 +38,7 @@ export class McpClient {
 	) {}
 
 	/** One JSON-RPC message; `token` overrides the client's (to try a wrong one). */
-	async post(body: Record<string, unknown>, token = this.bearerToken): Promise<RpcAnswer> {
+	async post(body: Record<string, unknown>, token = this.bearerToken) {
 		const res = await fetch(this.url, {
 			method: 'POST',
 			headers: {
@@ -49,36 +54,28 @@ export class McpClient {
 		return { status: res.status, text, message: parseMessage(text) };
 	}
 
-	private async request(method: string, params: Record<string, unknown> = {}) {
-		const answer = await this.post({ id: this.nextId++, method, params });
-		if (answer.status !== 200 || !answer.message?.result) {
-			const why = answer.message?.error?.message ?? answer.text.slice(0, 300);
-			throw new Error(`MCP ${method} failed: HTTP ${answer.status} ${why}`);
+	/**
+	 * A request and its result. Publishing registers the trigger's webhook asynchronously in n8n
+	 * 2.x, so `initialize` may get 404 at first; nothing runs on a 404, so waiting is safe.
+	 */
+	private async request(method: string, params: Record<string, unknown> = {}, retryMs = 0) {
+		const deadline = Date.now() + retryMs;
+		for (;;) {
+			const answer = await this.post({ id: this.nextId++, method, params });
+			const result = answer.status === 200 ? answer.message?.result : undefined;
+			if (result) return result;
+			if (answer.status !== 404 || Date.now() >= deadline) {
+				const why = answer.message?.error?.message ?? answer.text.slice(0, 300);
+				throw new Error(`MCP ${method} failed: HTTP ${answer.status} ${why}`);
+			}
+			await sleep(200);
 		}
-		return answer.message.result;
 	}
 
-	/**
-	 * Publishing registers the trigger's webhook asynchronously in n8n 2.x, so the first
-	 * requests can get 404; nothing runs on a 404, so waiting for registration is safe.
-	 */
-	async initialize(timeoutMs = 20_000): Promise<void> {
-		const deadline = Date.now() + timeoutMs;
-		const params = {
-			protocolVersion: '2025-03-26',
-			capabilities: {},
-			clientInfo: { name: 'lead-call-access-e2e', version: '1.0.0' },
-		};
-		for (;;) {
-			const answer = await this.post({ id: this.nextId++, method: 'initialize', params });
-			if (answer.status === 200 && answer.message?.result) break;
-			if (answer.status !== 404 || Date.now() > deadline) {
-				throw new Error(
-					`MCP initialize failed: HTTP ${answer.status} ${answer.text.slice(0, 300)}`,
-				);
-			}
-			await new Promise((resolve) => setTimeout(resolve, 200));
-		}
+	async initialize(): Promise<void> {
+		const clientInfo = { name: 'lead-call-access-e2e', version: '1.0.0' };
+		const params = { protocolVersion: '2025-03-26', capabilities: {}, clientInfo };
+		await this.request('initialize', params, 20_000);
 		await this.post({ method: 'notifications/initialized' });
 	}
 
@@ -86,7 +83,8 @@ export class McpClient {
 		return (await this.request('tools/list')).tools as McpTool[];
 	}
 
-	async callTool(name: string, args: Record<string, unknown>): Promise<McpToolResult> {
+	/** The tool's result: whether it is an error, and its text (n8n sends the output as JSON). */
+	async callTool(name: string, args: Record<string, unknown>) {
 		const result = await this.request('tools/call', { name, arguments: args });
 		const content = (result.content as Array<{ type: string; text?: string }>) ?? [];
 		return {
@@ -94,22 +92,4 @@ export class McpClient {
 			text: content.map((part) => part.text ?? '').join('\n'),
 		};
 	}
-}
-
-/** A JSON body, or the last `data:` line of an event stream. */
-function parseMessage(text: string): RpcAnswer['message'] {
-	const candidates = text.trim().startsWith('{')
-		? [text]
-		: text
-				.split(/\r?\n/)
-				.filter((line) => line.startsWith('data:'))
-				.map((line) => line.slice(5));
-	for (const candidate of candidates.reverse()) {
-		try {
-			return JSON.parse(candidate) as RpcAnswer['message'];
-		} catch {
-			// not JSON: try the previous event
-		}
-	}
-	return undefined;
 }

@@ -26,15 +26,10 @@ export interface SessionOptions {
 	log?: (message: string) => void;
 }
 
-export interface CredentialData {
-	apiKey: string;
-	/** Default 0 (no pacing): only the rate-limit tests want it. */
-	requestsPerMinute?: number;
-	/** The budget's window, hidden in the editor; default 60 s. Tests shorten it. */
-	rateWindowSeconds?: number;
-	/** Default: the emulator's. */
+/** Pacing (requestsPerMinute) is off by default; the base URL defaults to the emulator's. */
+export type CredentialData = Omit<Parameters<typeof credentialJson>[1], 'baseUrl'> & {
 	baseUrl?: string;
-}
+};
 
 export interface Session {
 	sandbox: N8nSandbox;

@@ -1,20 +1,10 @@
 /**
- * The examples that start from the tools users have (a Google Sheet, an n8n form, HubSpot, S3),
- * run in a real n8n against the emulator. Google and HubSpot cannot be reached offline, so their
- * nodes are replaced by stand-ins of the same name: the source by a Split Out of the rows the
- * test sends, a node writing back by a No Op whose items the test reads. Everything between
- * them, our node included, runs as imported. The form runs with nothing replaced. The
- * lead examples' runners are in leadExamples.ts, the recording examples' in recordingExamples.ts.
+ * Stand-ins for the tools users start from that cannot be reached offline (Google Sheets,
+ * HubSpot): the source becomes a Split Out of the rows the test sends, a node writing back a No
+ * Op whose items the test reads. Everything between them, our node included, runs as imported.
+ * Google Drive's stand-in is in recordingExamples.ts.
  */
 import { nodeOutput, type ServerRunResult, type WorkflowJson } from '../n8n';
-
-export const STARTING_EXAMPLES = {
-	googleSheets: 'import-leads-from-google-sheets.json',
-	leadForm: 'lead-form.json',
-	hubspotSync: 'sync-hubspot-contacts.json',
-	s3: 'save-recordings-to-s3.json',
-	googleDrive: 'save-recordings-to-google-drive.json',
-} as const;
 
 export type Row = Record<string, unknown>;
 
@@ -54,5 +44,3 @@ export function allRunsOf(run: ServerRunResult, nodeName: string): Row[] {
 		nodeOutput(run.run, nodeName, 0, runIndex).map((item) => item.json),
 	);
 }
-
-// The S3 example's runner lives with the other recording examples; the demo imports it from here.

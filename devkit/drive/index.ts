@@ -30,28 +30,17 @@ export async function startLocalDrive(): Promise<LocalDrive> {
 	const files: DriveFile[] = [];
 	const server = createServer((req, res) => {
 		const url = new URL(req.url ?? '/', 'http://drive');
+		const [name, folder] = ['name', 'folder'].map((key) => url.searchParams.get(key));
 		const chunks: Buffer[] = [];
 		req.on('data', (chunk: Buffer) => chunks.push(chunk));
 		req.on('end', () => {
-			const name = url.searchParams.get('name');
-			const folder = url.searchParams.get('folder');
-			if (req.method !== 'POST' || url.pathname !== '/upload' || !name || !folder) {
-				res.writeHead(400, { 'Content-Type': 'application/json' });
-				res.end(
-					JSON.stringify({ error: 'POST /upload?name=…&folder=… with the file as the body' }),
-				);
-				return;
-			}
-			const file: DriveFile = {
-				id: `file-${files.length + 1}`,
-				name,
-				folder,
-				contentType: req.headers['content-type'],
-				bytes: Buffer.concat(chunks),
-			};
-			files.push(file);
-			res.writeHead(200, { 'Content-Type': 'application/json' });
-			res.end(JSON.stringify({ id: file.id, name, parents: [folder] }));
+			const upload = req.method === 'POST' && url.pathname === '/upload' && name && folder;
+			const id = `file-${files.length + 1}`;
+			const contentType = req.headers['content-type'];
+			if (upload) files.push({ id, name, folder, contentType, bytes: Buffer.concat(chunks) });
+			res.writeHead(upload ? 200 : 400, { 'Content-Type': 'application/json' });
+			const usage = 'POST /upload?name=…&folder=… with the file as the body';
+			res.end(JSON.stringify(upload ? { id, name, parents: [folder] } : { error: usage }));
 		});
 	});
 	await new Promise<void>((resolve, reject) => {
@@ -59,13 +48,10 @@ export async function startLocalDrive(): Promise<LocalDrive> {
 		server.listen(0, '127.0.0.1', () => resolve());
 	});
 	const { port } = server.address() as AddressInfo;
-	return {
-		url: `http://127.0.0.1:${port}`,
-		files,
-		stop: () =>
-			new Promise<void>((resolve) => {
-				server.close(() => resolve());
-				server.closeAllConnections();
-			}),
-	};
+	const stop = () =>
+		new Promise<void>((resolve) => {
+			server.close(() => resolve());
+			server.closeAllConnections();
+		});
+	return { url: `http://127.0.0.1:${port}`, files, stop };
 }

@@ -11,6 +11,7 @@ import S3rver from 's3rver';
 
 /** s3rver's default key pair: it checks each request's signature against it. */
 const ACCESS_KEY = 'S3RVER';
+const OBJECT_SUFFIX = '._S3rver_object';
 
 export interface LocalS3 {
 	endpoint: string;
@@ -22,27 +23,26 @@ export interface LocalS3 {
 	stop(): Promise<void>;
 }
 
-const OBJECT_SUFFIX = '._S3rver_object';
-
-function filesUnder(folder: string): string[] {
-	if (!fs.existsSync(folder)) return [];
-	return fs.readdirSync(folder, { withFileTypes: true }).flatMap((entry) => {
-		const file = path.join(folder, entry.name);
-		return entry.isDirectory() ? filesUnder(file) : [file];
-	});
-}
-
 export async function startLocalS3(bucket: string): Promise<LocalS3> {
 	const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'lca-s3-'));
-	const server = new S3rver({
-		address: '127.0.0.1',
-		port: 0,
-		silent: true,
-		directory,
-		configureBuckets: [{ name: bucket, configs: [] }],
-	});
+	const configureBuckets = [{ name: bucket, configs: [] }];
+	const options = { address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets };
+	const server = new S3rver(options);
 	const { port } = await server.run();
 	const endpoint = `http://127.0.0.1:${port}`;
+	const root = path.join(directory, bucket);
+	const objects = () => {
+		const files = fs.existsSync(root)
+			? fs.readdirSync(root, { recursive: true, encoding: 'utf8' })
+			: [];
+		const keys = files.filter((file) => file.endsWith(OBJECT_SUFFIX));
+		return new Map(
+			keys.map((file) => [
+				file.slice(0, -OBJECT_SUFFIX.length).split(path.sep).join('/'),
+				fs.readFileSync(path.join(root, file)),
+			]),
+		);
+	};
 	return {
 		endpoint,
 		bucket,
@@ -53,16 +53,7 @@ export async function startLocalS3(bucket: string): Promise<LocalS3> {
 			secretAccessKey: ACCESS_KEY,
 			forcePathStyle: true,
 		},
-		objects: () => {
-			const root = path.join(directory, bucket);
-			const objects = filesUnder(root).filter((file) => file.endsWith(OBJECT_SUFFIX));
-			return new Map(
-				objects.map((file) => [
-					path.relative(root, file).slice(0, -OBJECT_SUFFIX.length).split(path.sep).join('/'),
-					fs.readFileSync(file),
-				]),
-			);
-		},
+		objects,
 		stop: async () => {
 			await server.close();
 			fs.rmSync(directory, { recursive: true, force: true });

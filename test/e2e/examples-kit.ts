@@ -4,28 +4,17 @@
  */
 import { exampleCredential, loadExample } from '../../devkit/demo/examples';
 import { openSession, type Session } from '../../devkit/demo/session';
-import { N8N_MAJOR, type CredentialJson } from '../../devkit/n8n';
+import { N8N_MAJOR } from '../../devkit/n8n';
 import { DEMO_KEYS } from '../../devkit/emulator';
 
-// The emulator limits like the real service, only faster; the credential's budget matches it,
-// so the examples must run without a single 429.
-export const RATE = { limit: 600, windowMs: 60_000 };
+// The emulator limits like the real service, only faster; the credential's budget matches it.
+const RATE = { limit: 600, windowMs: 60_000 };
 
 // n8n 1.x has no database store for binary data; the filesystem one is its queue-mode choice.
 export const BINARY_DATA_MODE = N8N_MAJOR >= 2 ? 'database' : 'filesystem';
 
-export interface ExamplesSession {
-	session(): Session;
-	/** The credential every example names, with the full key, paced at RATE. */
-	credential(): CredentialJson;
-	/** The requests the emulator's API saw on `path` since its last reset. */
-	apiRequests(path: string): Session['emulator']['requests'];
-	/** Whether n8n accepts the example's trigger when it is published as imported. */
-	publishes(file: string): Promise<boolean>;
-}
-
 /** Opens the session before the file's tests and closes it after them. */
-export function useExamplesSession(): ExamplesSession {
+export function useExamplesSession() {
 	let current: Session | undefined;
 	beforeAll(async () => {
 		current = await openSession({
@@ -44,9 +33,12 @@ export function useExamplesSession(): ExamplesSession {
 	};
 	return {
 		session,
+		/** The credential every example names, with the full key, paced at RATE. */
 		credential: () => exampleCredential(session(), DEMO_KEYS.full, RATE.limit),
-		apiRequests: (path) => session().emulator.requests.filter((request) => request.path === path),
-		publishes: async (file) => {
+		/** The requests the emulator's API saw on `path` since its last reset. */
+		apiRequests: (path: string) => session().emulator.requests.filter((r) => r.path === path),
+		/** Whether n8n accepts the example's trigger when it is published as imported. */
+		publishes: async (file: string) => {
 			const { server, filesDir } = session();
 			const workflowId = await server.deployWorkflow(loadExample(file, filesDir));
 			const stored = await server.rest<{ active: boolean }>('GET', `/workflows/${workflowId}`);

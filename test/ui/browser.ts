@@ -14,38 +14,26 @@ import { aptInstall } from '../../devkit/n8n/process';
 const DEBIAN_CHROMIUM = '/usr/bin/chromium';
 
 /** CHROMIUM_PATH, else Debian's chromium, installed with apt-get when it is missing. */
-async function chromiumPath(log: (message: string) => void): Promise<string> {
+export async function launchChromium(log: (message: string) => void): Promise<Browser> {
 	const configured = process.env.CHROMIUM_PATH;
-	if (configured) return configured;
-	if (!fs.existsSync(DEBIAN_CHROMIUM)) {
+	if (!configured && !fs.existsSync(DEBIAN_CHROMIUM)) {
 		log('chromium is missing: apt-get install -y chromium');
 		await aptInstall(['chromium']);
 	}
-	return DEBIAN_CHROMIUM;
+	// Root in a container: Chromium's sandbox needs user namespaces it may not get.
+	const args = ['--no-sandbox', '--disable-dev-shm-usage'];
+	return await chromium.launch({ executablePath: configured || DEBIAN_CHROMIUM, args });
 }
 
-export async function launchChromium(log: (message: string) => void): Promise<Browser> {
-	return await chromium.launch({
-		executablePath: await chromiumPath(log),
-		// Root in a container: Chromium's sandbox needs user namespaces it may not get.
-		args: ['--no-sandbox', '--disable-dev-shm-usage'],
-	});
-}
+/** Untracked: ordinary screenshots, and what a failed step leaves to look at. */
+export const scratchDir = () => path.join(os.tmpdir(), 'lead-call-access-ui');
 
 /**
  * Where screenshots go: docs/images/ (tracked, shown in the README) only when
  * LCA_UPDATE_SCREENSHOTS=1, so ordinary and CI runs never modify tracked files.
  */
-export function screenshotDir(): string {
-	return process.env.LCA_UPDATE_SCREENSHOTS === '1'
-		? path.join(REPO_DIR, 'docs', 'images')
-		: scratchDir();
-}
-
-/** Untracked: ordinary screenshots, and what a failed step leaves to look at. */
-export function scratchDir(): string {
-	return path.join(os.tmpdir(), 'lead-call-access-ui');
-}
+export const screenshotDir = () =>
+	process.env.LCA_UPDATE_SCREENSHOTS === '1' ? path.join(REPO_DIR, 'docs', 'images') : scratchDir();
 
 /** A PNG of the viewport (1280×800). */
 export async function screenshot(page: Page, name: string, dir = screenshotDir()): Promise<string> {

@@ -11,6 +11,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { openSession, type Session } from '../../devkit/demo/session';
 import { DEMO_KEYS } from '../../devkit/emulator';
 import { OWNER } from '../../devkit/n8n';
+import { chainWorkflow, node } from '../../devkit/workflows';
 import { launchChromium, scratchDir, screenshot, screenshotDir } from './browser';
 
 /** The editor is slow on a busy 2-core machine: wait long for anything to appear. */
@@ -78,43 +79,19 @@ async function addOurNode(action: string) {
 	await byTestId('ndv').waitFor();
 }
 
-function fiveLeadsWorkflow() {
+function fiveLeads() {
 	const code = `return ${JSON.stringify(FIVE_LEADS, null, 2)}.map((json) => ({ json }));`;
-	return {
-		name: 'Import five leads',
-		settings: {},
-		active: false,
-		nodes: [
-			{
-				id: 'trigger',
-				name: TRIGGER_NODE,
-				type: 'n8n-nodes-base.manualTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			{
-				id: 'leads',
-				name: LEADS_NODE,
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				position: [220, 0],
-				parameters: { jsCode: code },
-			},
-		],
-		connections: {
-			[TRIGGER_NODE]: { main: [[{ node: LEADS_NODE, type: 'main', index: 0 }]] },
-		},
-	};
+	const nodes = [
+		node(TRIGGER_NODE, 'n8n-nodes-base.manualTrigger', 1),
+		node(LEADS_NODE, 'n8n-nodes-base.code', 2, { jsCode: code }),
+	];
+	return { ...chainWorkflow('Import five leads', nodes), active: false };
 }
 
 beforeAll(async () => {
 	session = await openSession({ log, emulator: { rateLimit: false } });
-	({ id: workflowId } = await session.server.rest<{ id: string }>(
-		'POST',
-		'/workflows',
-		fiveLeadsWorkflow(),
-	));
+	const created = await session.server.rest<{ id: string }>('POST', '/workflows', fiveLeads());
+	workflowId = created.id;
 	browser = await launchChromium(log);
 	page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
 	page.setDefaultTimeout(UI_TIMEOUT);
