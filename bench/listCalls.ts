@@ -2,78 +2,67 @@
  * Section 3: List Calls with Return All over 50 000 calls: wall time, peak memory of the n8n
  * process, and pages fetched against the minimum (100 calls per page, the emulator's maximum).
  */
-import { startBenchEmulator } from './lib/emulator';
-import { withPeakRss } from './lib/memory';
-import { deploy, trigger, type BenchServer } from './lib/n8n';
+import { ourNode, parameters } from '../devkit/workflows';
+import { deploy, failed, memoryRuns, trigger, withEmulator, type BenchServer } from './lib/n8n';
 import type { Section } from './lib/report';
-import { fixed, median, medianRange } from './lib/stats';
-import { chain, countUniqueIdsNode, listCallsNode, ourCredential } from './lib/workflows';
+import { distinct, fixed, median, medianRange } from './lib/stats';
+import { chain, ourCredential } from './lib/workflows';
 
 const CALLS = 50_000;
 const MAX_PAGE_SIZE = 100;
 const MIN_PAGES = Math.ceil(CALLS / MAX_PAGE_SIZE);
-const REPEATS = 3;
+const EMULATOR = { rateLimit: false as const, seedCalls: CALLS, maxPageSize: MAX_PAGE_SIZE };
 
-export interface ListCallsRun {
-	wallMs: number;
-	baselineMb: number;
-	peakMb: number;
-	pages: number;
-	uniqueCalls: number;
-}
+export type ListCallsRun = Awaited<ReturnType<typeof runListCalls>>[number];
 
-export async function runListCalls(server: BenchServer): Promise<ListCallsRun[]> {
-	const bench = await startBenchEmulator({
-		rateLimit: false,
-		recordRequests: false,
-		seedCalls: CALLS,
-		maxPageSize: MAX_PAGE_SIZE,
-	});
-	try {
-		const credential = ourCredential('list-calls', bench.emulator.baseUrl, bench.apiKey, 0);
-		const all = chain('list all calls', [listCallsNode(credential, true), countUniqueIdsNode()], {
-			saveSuccess: false,
-		});
-		const onePage = chain(
-			'list one page',
-			[listCallsNode(credential, false), countUniqueIdsNode()],
-			{
-				saveSuccess: false,
-			},
-		);
-		const deployedAll = await deploy(server, all.workflow, all.hookPath, [credential]);
-		const deployedOnePage = await deploy(server, onePage.workflow, onePage.hookPath);
-		// Warm-up: loads the node's code paths without growing the heap by 50 000 items.
-		await trigger(server, deployedOnePage, {});
+/** Counts distinct call ids, so the webhook answers with one small item, not 50 000. */
+const COUNT_UNIQUE_IDS = {
+	name: 'Count',
+	type: 'n8n-nodes-base.summarize',
+	typeVersion: 1.1,
+	position: [400, 0] as [number, number],
+	parameters: {
+		fieldsToSummarize: { values: [{ aggregation: 'countUnique', field: 'id' }] },
+		options: {},
+	},
+};
 
-		const runs: ListCallsRun[] = [];
-		for (let repeat = 0; repeat < REPEATS; repeat++) {
-			bench.emulator.reset();
-			const measured = await withPeakRss(server.pid, () => trigger(server, deployedAll, {}));
-			const { status, body, wallMs } = measured.value;
-			const uniqueCalls = Number((body as { unique_count_id?: unknown }).unique_count_id);
-			if (status !== 200 || uniqueCalls !== CALLS) {
-				throw new Error(`list calls failed: HTTP ${status} ${JSON.stringify(body)}`);
-			}
-			runs.push({
-				wallMs,
-				baselineMb: measured.baselineMb,
-				peakMb: measured.peakMb,
-				pages: bench.emulator.stats().requests,
-				uniqueCalls,
+export async function runListCalls(server: BenchServer) {
+	return await withEmulator({ ...EMULATOR, recordRequests: false }, async (bench) => {
+		const credential = ourCredential('list-calls', bench, 0);
+		// List Calls at the API's largest page (every page, or one), then the count.
+		const deployList = (name: string, returnAll: boolean) => {
+			const node = ourNode({
+				name: 'List Calls',
+				parameters: parameters.listCalls(returnAll, MAX_PAGE_SIZE),
+				credential,
 			});
-		}
-		return runs;
-	} finally {
-		await bench.stop();
-	}
+			const options = { saveSuccess: false, credential };
+			return deploy(server, chain(name, [node, COUNT_UNIQUE_IDS], options));
+		};
+		const all = await deployList('list all calls', true);
+		// Warm-up: loads the node's code paths without growing the heap by 50 000 items.
+		await trigger(server, await deployList('list one page', false), {});
+
+		bench.emulator.reset();
+		return await memoryRuns(server, all, (answer) => {
+			const uniqueCalls = Number((answer.body as { unique_count_id?: unknown }).unique_count_id);
+			if (answer.status !== 200 || uniqueCalls !== CALLS) throw failed('list calls', answer);
+			const pages = bench.emulator.stats().requests;
+			bench.emulator.reset();
+			return { pages, uniqueCalls };
+		});
+	});
 }
 
 export function listCallsSection(runs: ListCallsRun[]): Section {
 	const pages = runs.map((run) => run.pages);
 	const pagesMet = pages.every((count) => count === MIN_PAGES);
+	const wallS = runs.map((run) => run.wallMs / 1000);
+	const peaks = runs.map((run) => run.peakMb);
+	const aboveBaseline = runs.map((run) => run.peakMb - run.baselineMb);
 	return {
-		title: `3. List Calls, Return All, ${CALLS.toLocaleString('en')} calls (median of ${REPEATS}, range in brackets)`,
+		title: `3. List Calls, Return All, ${CALLS.toLocaleString('en')} calls (median of 3, range in brackets)`,
 		columns: [
 			'wall s',
 			'calls / s',
@@ -85,19 +74,13 @@ export function listCallsSection(runs: ListCallsRun[]): Section {
 		],
 		rows: [
 			[
-				medianRange(runs.map((run) => run.wallMs / 1000)),
-				fixed(CALLS / median(runs.map((run) => run.wallMs / 1000)), 0),
-				medianRange(
-					runs.map((run) => run.peakMb),
-					0,
-				),
-				medianRange(
-					runs.map((run) => run.peakMb - run.baselineMb),
-					0,
-				),
-				`${[...new Set(pages)].join(', ')} (${pagesMet ? 'minimum: met' : 'NOT the minimum'})`,
+				medianRange(wallS),
+				fixed(CALLS / median(wallS), 0),
+				medianRange(peaks, 0),
+				medianRange(aboveBaseline, 0),
+				`${distinct(pages)} (${pagesMet ? 'minimum: met' : 'NOT the minimum'})`,
 				String(MIN_PAGES),
-				[...new Set(runs.map((run) => run.uniqueCalls))].join(', '),
+				distinct(runs.map((run) => run.uniqueCalls)),
 			],
 		],
 		notes: [

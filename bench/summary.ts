@@ -1,14 +1,14 @@
 /** The one-paragraph verdicts at the top of BENCHMARKS.md, from the measured results. */
 import type { ListCallsRun } from './listCalls';
-import { overheadVerdict, type OverheadResult } from './overhead';
+import { overheadVerdict, type OverheadRun } from './overhead';
 import type { RateResult } from './rate';
 import { meetsTarget } from './rateReport';
 import { recordingAboveBaselineMb, type RecordingRun } from './recording';
-import { fixed } from './lib/stats';
+import { distinct, fixed, sum } from './lib/stats';
 
 export interface Measured {
 	rate: RateResult[];
-	overhead?: OverheadResult;
+	overhead?: OverheadRun[];
 	recording?: RecordingRun[];
 	listCalls?: ListCallsRun[];
 }
@@ -25,7 +25,7 @@ export function summarize(measured: Measured): string[] {
 		const learn = ours.filter((r) => r.scenario.target === 'learn');
 		const stated = ours.filter((r) => r.scenario.target === 'stated');
 		lines.push(
-			`Rate budget in a real n8n: servers told the true budget ${verdict('fastest')} (worst time ÷ fastest ${fixed(Math.max(...windows.map((r) => r.outcome.timeRatio)), 3)}, ${windows.reduce((n, r) => n + r.outcome.rateLimited, 0)} × 429; target ≤ 1.05, 0 × 429); token bucket without burst ${verdict('learn')} (at most ${Math.max(0, ...learn.map((r) => r.outcome.rateLimited))} × 429 per run; target ≤ 1, then ≥ 0.95 of the rate); a credential above the limit the server states ${verdict('stated')} (worst time ÷ fastest ${fixed(Math.max(...stated.map((r) => r.outcome.timeRatio)), 3)}, at most ${Math.max(0, ...stated.map((r) => r.outcome.rateLimited))} × 429 per run; target ≤ 1 × 429, ≥ 0.95 of fastest); stricter servers (burst = limit, another client, two n8n processes) ${verdict('correct')} (0 lost); ${ours.reduce((n, r) => n + r.lost, 0)} leads lost in all.`,
+			`Rate budget in a real n8n: servers told the true budget ${verdict('fastest')} (worst time ÷ fastest ${fixed(Math.max(...windows.map((r) => r.outcome.timeRatio)), 3)}, ${sum(windows.map((r) => r.outcome.rateLimited))} × 429; target ≤ 1.05, 0 × 429); token bucket without burst ${verdict('learn')} (at most ${Math.max(0, ...learn.map((r) => r.outcome.rateLimited))} × 429 per run; target ≤ 1, then ≥ 0.95 of the rate); a credential above the limit the server states ${verdict('stated')} (worst time ÷ fastest ${fixed(Math.max(...stated.map((r) => r.outcome.timeRatio)), 3)}, at most ${Math.max(0, ...stated.map((r) => r.outcome.rateLimited))} × 429 per run; target ≤ 1 × 429, ≥ 0.95 of fastest); stricter servers (burst = limit, another client, two n8n processes) ${verdict('correct')} (0 lost); ${sum(ours.map((r) => r.lost))} leads lost in all.`,
 		);
 	}
 	const http = measured.rate.filter((r) => r.scenario.client !== 'ours');
@@ -48,7 +48,7 @@ export function summarize(measured: Measured): string[] {
 	if (measured.listCalls) {
 		const pages = measured.listCalls.map((run) => run.pages);
 		lines.push(
-			`List Calls over 50 000 calls: ${[...new Set(pages)].join(', ')} pages for a minimum of 500 (${pages.every((count) => count === 500) ? 'met' : 'NOT met'}).`,
+			`List Calls over 50 000 calls: ${distinct(pages)} pages for a minimum of 500 (${pages.every((count) => count === 500) ? 'met' : 'NOT met'}).`,
 		);
 	}
 	if (measured.recording) {

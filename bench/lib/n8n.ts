@@ -1,17 +1,22 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
-/** A real n8n (the e2e harness's) with this package installed, plus the webhook calls the bench makes. */
+/** The servers the bench starts: a real n8n (the e2e harness's) with this package, the API emulator. */
+import { randomBytes } from 'crypto';
+
+import { buildAndInstall } from '../../devkit/demo/build';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../../devkit/emulator';
 import {
 	createN8nSandbox,
 	packAndInstall,
 	REPO_DIR,
 	startN8nServer,
-	type CredentialJson,
+	type N8nSandbox,
 	type N8nServer,
 	type SandboxOptions,
-	type WorkflowJson,
 } from '../../devkit/n8n';
 import { onCleanup } from './cleanup';
-import { findN8nPid } from './proc';
+import { findN8nPid, withPeakRss } from './proc';
+import { sleep } from './stats';
+import type { BuiltWorkflow } from './workflows';
 
 export interface BenchServer {
 	name: string;
@@ -33,8 +38,23 @@ export async function startBenchServer(
 	const server = await startN8nServer(sandbox);
 	// Registered after the sandbox, so it stops before its folder is removed.
 	onCleanup(`${name} n8n`, () => server.stop());
-	const pid = findN8nPid(sandbox.install.n8nBin, sandbox.userFolder);
-	return { name, server, pid, credentials: new Set() };
+	return { name, server, pid: findN8nPid(sandbox), credentials: new Set() };
+}
+
+/**
+ * A sandbox for the scripts that are not run after `npm run build`: with BENCH_PACKAGE_DIR's
+ * build, else this one's, built first if its sources changed.
+ */
+export async function sandboxWithPackage(
+	options: SandboxOptions,
+	log: (message: string) => void,
+): Promise<N8nSandbox> {
+	const sandbox = await createN8nSandbox(options);
+	onCleanup('sandbox', () => sandbox.cleanup());
+	const other = process.env.BENCH_PACKAGE_DIR;
+	if (other) await packAndInstall(other, sandbox.userFolder);
+	else await buildAndInstall(sandbox.userFolder, log);
+	return sandbox;
 }
 
 export interface Deployed {
@@ -42,28 +62,20 @@ export interface Deployed {
 	hookPath: string;
 }
 
-/** Creates the credentials n8n does not know yet, then publishes the workflow. */
-export async function deploy(
-	bench: BenchServer,
-	workflow: WorkflowJson,
-	hookPath: string,
-	credentials: CredentialJson[] = [],
-): Promise<Deployed> {
-	for (const credential of credentials) {
-		if (bench.credentials.has(credential.id)) continue;
+/** Creates the workflow's credential if n8n does not know it yet, then publishes the workflow. */
+export async function deploy(bench: BenchServer, built: BuiltWorkflow): Promise<Deployed> {
+	const { credential } = built;
+	if (credential && !bench.credentials.has(credential.id)) {
 		await bench.server.createCredential(credential);
 		bench.credentials.add(credential.id);
 	}
-	const workflowId = await bench.server.deployWorkflow(workflow);
-	return { workflowId, hookPath };
+	return {
+		workflowId: await bench.server.deployWorkflow(built.workflow),
+		hookPath: built.hookPath,
+	};
 }
 
-export interface Triggered {
-	status: number;
-	body: unknown;
-	/** From sending the webhook call until n8n answered (the workflow's last node finished). */
-	wallMs: number;
-}
+export type Triggered = { status: number; body: unknown; wallMs: number };
 
 /** Runs a deployed workflow once; the webhook answers when its last node has finished. */
 export async function trigger(
@@ -72,7 +84,7 @@ export async function trigger(
 	input: unknown,
 ): Promise<Triggered> {
 	// Publishing registers the webhook asynchronously; a 404 starts no execution, so retry it,
-	// and time only the call that ran the workflow.
+	// and time (wallMs) only the call that ran the workflow, until n8n answered.
 	const deadline = Date.now() + 20_000;
 	for (;;) {
 		const started = performance.now();
@@ -80,6 +92,63 @@ export async function trigger(
 		const wallMs = performance.now() - started;
 		const unregistered = status === 404 && JSON.stringify(body).includes('not registered');
 		if (!unregistered || Date.now() > deadline) return { status, body, wallMs };
-		await new Promise((resolve) => setTimeout(resolve, 100));
+		await sleep(100);
+	}
+}
+
+/**
+ * Three runs of a deployed workflow, each once n8n is idle, with n8n's RSS just before and its
+ * peak during the run; `check` throws on a wrong answer, else returns what the run keeps of it.
+ */
+export async function memoryRuns<T>(
+	server: BenchServer,
+	deployed: Deployed,
+	check: (answer: Triggered) => T | Promise<T>,
+): Promise<Array<T & { wallMs: number; baselineMb: number; peakMb: number }>> {
+	const runs: Array<T & { wallMs: number; baselineMb: number; peakMb: number }> = [];
+	for (let repeat = 0; repeat < 3; repeat++) {
+		const { value, ...memory } = await withPeakRss(server.pid, () => trigger(server, deployed, {}));
+		runs.push({ ...memory, wallMs: value.wallMs, ...(await check(value)) });
+	}
+	return runs;
+}
+
+/** An answer that is not the expected one, as an error. */
+export const failed = (what: string, { status, body }: Triggered) =>
+	new Error(`${what} failed: HTTP ${status} ${JSON.stringify(body)}`);
+
+export interface BenchEmulator {
+	emulator: Emulator;
+	apiKey: string;
+	stop(): Promise<void>;
+}
+
+/**
+ * The API emulator on loopback with a new key: the node keeps one rate budget per key for the
+ * life of the n8n process, so reusing a key would carry one row's pacing state into the next.
+ */
+export async function startBenchEmulator(
+	options: Omit<EmulatorOptions, 'keys' | 'host'>,
+): Promise<BenchEmulator> {
+	const apiKey = `pf_live_${randomBytes(33).toString('base64url').slice(0, 43)}`;
+	const emulator = await startEmulator({
+		...options,
+		host: '127.0.0.1',
+		keys: [{ key: apiKey, scopes: ['leads:write', 'calls:read', 'recordings:read'] }],
+	});
+	const stop = onCleanup('emulator', () => emulator.stop());
+	return { emulator, apiKey, stop };
+}
+
+/** Runs `work` with an emulator of its own, stopped when it ends (also on failure). */
+export async function withEmulator<T>(
+	options: Omit<EmulatorOptions, 'keys' | 'host'>,
+	work: (bench: BenchEmulator) => Promise<T>,
+): Promise<T> {
+	const bench = await startBenchEmulator(options);
+	try {
+		return await work(bench);
+	} finally {
+		await bench.stop();
 	}
 }
