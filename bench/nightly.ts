@@ -23,11 +23,11 @@ import * as fs from 'fs';
 import * as path from 'path';
 
 import { EXAMPLE_FILES_DIR } from '../devkit/demo/examples';
-import { N8N_MAJOR, N8N_VERSION, startN8nQueue, startN8nServer } from '../devkit/n8n';
+import { N8N_MAJOR, N8N_VERSION, startN8nQueue } from '../devkit/n8n';
 import type { N8nServer, WorkflowJson } from '../devkit/n8n';
 import { dailyAtNextMinute, exportToDiskWorkflow } from '../devkit/nightlyExport';
 import { logger, onCleanup, runBench } from './lib/cleanup';
-import { sandboxWithPackage, startBenchEmulator } from './lib/n8n';
+import { sandboxWithPackage, startBenchEmulator, startBenchServer } from './lib/n8n';
 import { findN8nPid, trackPeakRss } from './lib/proc';
 import { sleep } from './lib/stats';
 import { ourCredential } from './lib/workflows';
@@ -53,12 +53,11 @@ async function startStage(): Promise<{ server: N8nServer; filesDir: string; pids
 	// in queue mode (1.x has no database mode).
 	const binaryDataMode = N8N_MAJOR < 2 ? 'default' : QUEUE ? 'database' : 'filesystem';
 	const env = { N8N_DEFAULT_BINARY_DATA_MODE: binaryDataMode };
-	const sandbox = await sandboxWithPackage({ env }, log);
 	if (!QUEUE) {
-		const server = await startN8nServer(sandbox);
-		onCleanup('n8n', () => server.stop());
-		return { server, filesDir: sandbox.filesDir, pids: [findN8nPid(sandbox)] };
+		const { server, sandbox, pid } = await startBenchServer('n8n', { env }, log);
+		return { server, filesDir: sandbox.filesDir, pids: [pid] };
 	}
+	const sandbox = await sandboxWithPackage('queue', { env }, log);
 	const queue = await startN8nQueue(sandbox, { workers: 2 });
 	onCleanup('queue', () => queue.stop());
 	const workers = queue.workers.map((worker) => worker.service.pid!);

@@ -5,7 +5,7 @@
  * without the import (Webhook → Split Out), which is what both pay before the first request.
  * The CPU time of the n8n process (all threads, from /proc) is measured around each run.
  */
-import { deploy, trigger, withEmulator, type BenchServer, type Deployed } from './lib/n8n';
+import { deploy, failed, trigger, withEmulator, type BenchServer, type Deployed } from './lib/n8n';
 import { cpuMs, waitUntilIdle } from './lib/proc';
 import type { Section } from './lib/report';
 import { fixed, median, medianRange } from './lib/stats';
@@ -21,29 +21,16 @@ const MAX_EXTRA_CPU_MS_PER_ITEM = 0.5;
 type Client = 'baseline' | 'ours' | 'http';
 const CLIENTS: Client[] = ['baseline', 'ours', 'http'];
 
-export interface OverheadRun {
-	client: Client;
-	repeat: number;
-	cpuMs: number;
-	wallMs: number;
-	/** CPU of the bench process (the emulator) during the run. */
-	emulatorCpuMs: number;
-}
+export type OverheadRun = { client: Client; repeat: number } & Awaited<ReturnType<typeof measure>>;
 
-async function measure(
-	server: BenchServer,
-	deployed: Deployed,
-	items: number,
-): Promise<Omit<OverheadRun, 'client' | 'repeat'>> {
+async function measure(server: BenchServer, deployed: Deployed, items: number) {
 	await waitUntilIdle(server.pid);
 	const before = cpuMs(server.pid);
 	// The emulator runs in this process: its CPU shows whether it, not n8n, set the pace.
 	const emulatorBefore = process.cpuUsage();
 	const result = await trigger(server, deployed, { items: leads(items) });
 	const emulatorUsed = process.cpuUsage(emulatorBefore);
-	if (result.status !== 200) {
-		throw new Error(`overhead run failed: HTTP ${result.status} ${JSON.stringify(result.body)}`);
-	}
+	if (result.status !== 200) throw failed('overhead run', result);
 	await waitUntilIdle(server.pid);
 	return {
 		cpuMs: cpuMs(server.pid) - before,

@@ -5,36 +5,28 @@
  * production webhook against the API emulator. For each worker count: every worker busy (one
  * execution per worker, the leads split between them) and one worker busy (one execution with
  * all the leads). Prints a Markdown table and rewrites the "Queue mode" section of BENCHMARKS.md;
- * the log shows each row's accepted/refused requests per tenth of a window. Settings, row and
- * tables: bench/queueRows.ts. About 10 minutes on 2 CPUs.
+ * the log shows each row's accepted/refused requests per tenth of a window. Settings, targets and
+ * tables: bench/queueRows.ts. About 10 minutes on 2 CPUs. Environment (default first):
  *
- *   BENCH_QUEUE_LIMITS=10,60 server limits to measure, requests per 10 s window (default 10,60):
- *                           10 is the API's 60/min with time shrunk 6 times; 60 keeps the real
- *                           minute's 60 requests per window, so the budget's steps are as fine
- *                           as they are against the real API (its share of 3 workers is 20, not 3)
- *   BENCH_QUEUE_WORKERS=2   worker counts to measure (default 2,3)
- *   BENCH_QUEUE_BUSY=all    which rows to measure: all busy, one busy (default all,one)
- *   BENCH_QUEUE_RUNS=5      runs of each row on the same queue, each on a fresh key (default 1)
- *   BENCH_QUEUE_HEADERS=none,ietf  whether the server states the key's budget in rate-limit
- *                           headers (default none,ietf: rows without and with them; any
- *                           RateLimitHeaderStyle of the emulator)
- *   BENCH_QUEUE_ALGORITHM=token-bucket  the server's limiter (default sliding-log; any
- *                           RateLimitAlgorithm of the emulator, a token bucket with burst = limit)
- *   BENCH_QUEUE_RESET_ROUNDING=down  how the server rounds the headers' Reset to whole
- *                           seconds (default up; any ResetRounding of the emulator)
- *   BENCH_QUEUE_WINDOW_S=60 the server's window in seconds (default 10; 60 is the API's real minute)
- *   BENCH_QUEUE_WINDOWS=4   windows' worth of leads per row (default 6: 5 windows at the fastest,
- *                           and splits between 2 or 3; 4 at 60 s windows, 20 for long runs at 10 s)
- *   BENCH_QUEUE_WRITE=0     print the tables only, leaving BENCHMARKS.md alone
- *   BENCH_PACKAGE_DIR=<dir> install another build of the package (before/after comparisons)
- *   BENCH_QUEUE_LOG=<dir>   write each row's requests to <dir>/<row>.json: ms after the first,
- *                           status, which execution sent it and what the answer stated of the
- *                           key's budget (to see where 429s and unused places fall)
- *   BENCH_QUEUE_SAME_KEY=1  the "one busy" row uses the key of the "all busy" row before it, one
- *                           window later (each worker's budget then starts from what it learnt
- *                           sharing the key), instead of a fresh key
- *   BENCH_QUEUE_AGAIN=1     with BENCH_QUEUE_SAME_KEY=1: a second "all busy" row on the same key
- *                           three windows after the first (a scheduled run coming round again)
+ *   BENCH_QUEUE_LIMITS=10,60   server limits, requests per window: 10 is the API's 60/min with
+ *                              time shrunk 6 times; 60 keeps the real minute's 60 requests per
+ *                              window, so the budget's steps are as fine as against the real API
+ *   BENCH_QUEUE_WORKERS=2,3    worker counts;  BENCH_QUEUE_BUSY=all,one  which rows
+ *   BENCH_QUEUE_RUNS=1         runs of each row on the same queue, each on a fresh key
+ *   BENCH_QUEUE_HEADERS=none,ietf  rows without rate-limit headers and with them (any
+ *                              RateLimitHeaderStyle of the emulator)
+ *   BENCH_QUEUE_ALGORITHM=sliding-log  the server's limiter (token-bucket: burst = limit)
+ *   BENCH_QUEUE_RESET_ROUNDING=up  how the server rounds the headers' Reset to whole seconds
+ *   BENCH_QUEUE_WINDOW_S=10    the server's window (60: the API's real minute)
+ *   BENCH_QUEUE_WINDOWS=6      windows' worth of leads per row (5 windows at the fastest, and
+ *                              splits between 2 or 3; 4 at 60 s windows, 20 for long runs)
+ *   BENCH_QUEUE_WRITE=0        print the tables only, leaving BENCHMARKS.md alone
+ *   BENCH_PACKAGE_DIR=<dir>    install another build of the package (before/after comparisons)
+ *   BENCH_QUEUE_LOG=<dir>      each row's requests to <dir>/<row>.json: ms after the first,
+ *                              status, the execution that sent it, what the answer stated
+ *   BENCH_QUEUE_SAME_KEY=1     "one busy" on the key of the "all busy" row before it, a window
+ *                              later (each worker starting from what it learnt sharing the key)
+ *   BENCH_QUEUE_AGAIN=1        with SAME_KEY: a second "all busy" three windows after the first
  */
 import type { RateLimitHeaderStyle } from '../devkit/emulator';
 import { startN8nQueue, type N8nQueue } from '../devkit/n8n';
@@ -56,7 +48,6 @@ import {
 	timeline,
 	writeRequestLog,
 } from './queueRows';
-import type { QueueRow } from './queueRows';
 
 const WINDOW_MS = QUEUE.windowMs;
 
@@ -71,7 +62,9 @@ interface Row {
 
 let rowCounter = 0;
 
-async function measureRow(row: Row, busy: 'all' | 'one'): Promise<QueueRow> {
+export type QueueRow = Awaited<ReturnType<typeof measureRow>>;
+
+async function measureRow(row: Row, busy: 'all' | 'one') {
 	const { queue, server, limit, bench } = row;
 	const leadCount = QUEUE.windowsOfLeads * limit;
 	const workers = queue.workers.length;
@@ -107,7 +100,9 @@ async function measureRow(row: Row, busy: 'all' | 'one'): Promise<QueueRow> {
 		workers,
 		busy,
 		executions,
+		/** Workers that ran at least one of the row's executions. */
 		workersUsed,
+		/** The server's requests per window (QUEUE.windowMs). */
 		limit,
 		headers: row.headers,
 		leads: leadCount,
@@ -117,7 +112,13 @@ async function measureRow(row: Row, busy: 'all' | 'one'): Promise<QueueRow> {
 		lost: leadCount - bench.emulator.leads.size,
 		executionsFailed: results.filter((result) => result.status !== 200).length,
 		wallMs,
+		/**
+		 * When the server accepts the N-th request at the earliest: a client that sends each
+		 * window's `limit` requests at once, from a fresh key, gets it in after ⌊(N − 1) ÷ limit⌋
+		 * windows (sliding-log server).
+		 */
 		fastestMs: Math.floor((leadCount - 1) / limit) * WINDOW_MS,
+		/** Accepted/refused requests per tenth of a window, from the first request ("60/2 0/0 …"). */
 		timeline: timeline(requests),
 	};
 }
@@ -157,12 +158,18 @@ async function main(): Promise<void> {
 	const rows: QueueRow[] = [];
 	for (const workers of QUEUE.workerCounts) {
 		log(`starting queue mode with ${workers} workers`);
-		const sandbox = await sandboxWithPackage({}, log);
+		const sandbox = await sandboxWithPackage('queue', {}, log);
 		// Concurrency 1: executions started together go to different workers ("all busy").
 		const queue = await startN8nQueue(sandbox, { workers, concurrency: 1 });
 		onCleanup('queue', () => queue.stop());
 		const pid = findN8nPid(sandbox);
-		const server = { name: 'main', server: queue.main, pid, credentials: new Set<string>() };
+		const server = {
+			name: 'main',
+			sandbox,
+			server: queue.main,
+			pid,
+			credentials: new Set<string>(),
+		};
 		for (const limit of QUEUE.limits) {
 			for (const headers of QUEUE.headerStyles) {
 				log(

@@ -16,6 +16,7 @@ import type {
 import { N8N_VERSION } from '../devkit/n8n';
 import { logger } from './lib/cleanup';
 import type { Section } from './lib/report';
+import type { QueueRow } from './queue';
 import { fixed } from './lib/stats';
 import { LIMIT } from './rateScenarios';
 
@@ -45,33 +46,6 @@ export const QUEUE = {
 const MIN_RATIO = 0.9;
 const MAX_429_SHARE = 0.05;
 const MAX_429_SHARE_WITH_HEADERS = 0.02;
-
-export interface QueueRow {
-	workers: number;
-	busy: 'all' | 'one';
-	executions: number;
-	/** Workers that ran at least one of the row's executions. */
-	workersUsed: number;
-	/** The server's requests per window (QUEUE.windowMs). */
-	limit: number;
-	/** The rate-limit headers the server sends (none: undefined). */
-	headers?: RateLimitHeaderStyle;
-	leads: number;
-	requests: number;
-	rateLimited: number;
-	max429PerWindow: number;
-	lost: number;
-	executionsFailed: number;
-	wallMs: number;
-	/**
-	 * When the server accepts the N-th request at the earliest: a client that sends each
-	 * window's `limit` requests at once, from a fresh key, gets it in after ⌊(N − 1) ÷ limit⌋
-	 * windows (sliding-log server).
-	 */
-	fastestMs: number;
-	/** Accepted/refused requests per tenth of a window, from the first request ("60/2 0/0 …"). */
-	timeline: string;
-}
 
 export const log = logger('bench:queue');
 

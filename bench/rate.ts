@@ -19,30 +19,7 @@ import {
 	type RateScenario,
 } from './rateScenarios';
 
-export interface RateOutcome {
-	/** POST /v1/leads requests the client(s) under test sent, and the 429 answers to them. */
-	sent: number;
-	rateLimited: number;
-	/** Most 429 answers to the client(s) within any one window-long interval. */
-	max429PerWindow: number;
-	/** Steady rate of accepted requests on the key (any client) ÷ the allowed rate. */
-	rateRatio: number;
-	/** First lead request to last accepted one ÷ the fastest the server allows. */
-	timeRatio: number;
-	/** Rate of accepted lead requests after the first 429 ÷ the allowed rate (NaN: no 429). */
-	rateAfter429: number;
-}
-
-export interface RateResult {
-	scenario: RateScenario;
-	imported: number;
-	lost: number;
-	outcome: RateOutcome;
-	otherClient?: { accepted: number; rateLimited: number };
-	wallMs: number;
-	executionsFailed: number;
-	executions: number;
-}
+export type RateResult = Awaited<ReturnType<typeof runRateScenario>>;
 
 /** The largest number of timestamps inside any interval of `windowMs`. */
 export function maxInAnyWindow(times: number[], windowMs: number): number {
@@ -63,7 +40,7 @@ const perAllowed = (times: number[]) =>
 const accepted = (r: RecordedRequest) =>
 	typeof r.status === 'number' && r.status >= 200 && r.status < 300;
 
-function rateOutcome(requests: RecordedRequest[], scenario: RateScenario): RateOutcome {
+function rateOutcome(requests: RecordedRequest[], scenario: RateScenario) {
 	const leadRequests = requests.filter((r) => r.method === 'POST' && r.path === '/v1/leads');
 	const limitedAt = leadRequests.filter((r) => r.status === 429).map((r) => r.at);
 	const acceptedAt = requests.filter(accepted).map((r) => r.at);
@@ -78,14 +55,19 @@ function rateOutcome(requests: RecordedRequest[], scenario: RateScenario): RateO
 	const allowance = initialAllowance(scenario);
 	const times = acceptedAt.sort((a, b) => a - b);
 	return {
+		/** POST /v1/leads requests the client(s) under test sent, and the 429 answers to them. */
 		sent: leadRequests.length,
 		rateLimited: limitedAt.length,
+		/** Most 429 answers to the client(s) within any one window-long interval. */
 		max429PerWindow: maxInAnyWindow(limitedAt, LIMIT.windowMs),
+		/** Steady rate of accepted requests on the key (any client) ÷ the allowed rate. */
 		rateRatio:
 			times.length <= allowance || times.length < 2
 				? Number.NaN
 				: Math.min(perAllowed(times), perAllowed(times.slice(allowance - 1))),
+		/** First lead request to last accepted one ÷ the fastest the server allows. */
 		timeRatio: (Math.max(...leadsAcceptedAt) - leadRequests[0]?.at) / fastestMs(scenario),
+		/** Rate of accepted lead requests after the first 429 ÷ the allowed rate (NaN: no 429). */
 		rateAfter429: after429.length < 2 ? Number.NaN : perAllowed(after429),
 	};
 }
@@ -93,20 +75,17 @@ function rateOutcome(requests: RecordedRequest[], scenario: RateScenario): RateO
 /** Another workflow on the same key: evenly spaced GET /v1/calls, whatever the answers. */
 function startOtherClient(bench: BenchEmulator, share: number): { stop(): Promise<void> } {
 	const everyMs = LIMIT.windowMs / (LIMIT.requests * share);
+	const url = `${bench.emulator.baseUrl}/v1/calls?limit=1`;
+	const headers = { Authorization: `Bearer ${bench.apiKey}` };
 	let stopped = false;
 	const done = (async () => {
 		// Bounded even if stop() were never called.
 		for (let sent = 0; !stopped && sent < 1_000; sent++) {
-			const startedAt = Date.now();
-			try {
-				const response = await fetch(`${bench.emulator.baseUrl}/v1/calls?limit=1`, {
-					headers: { Authorization: `Bearer ${bench.apiKey}` },
-				});
-				await response.arrayBuffer();
-			} catch {
-				// counted by the emulator either way
-			}
-			while (!stopped && Date.now() < startedAt + everyMs) await sleep(20);
+			const next = Date.now() + everyMs;
+			// Counted by the emulator whatever the answer.
+			const answer = fetch(url, { headers }).then((response) => response.arrayBuffer());
+			await answer.catch(() => undefined);
+			while (!stopped && Date.now() < next) await sleep(20);
 		}
 	})();
 	return {
@@ -131,10 +110,7 @@ function clientWorkflow(scenario: RateScenario, bench: BenchEmulator, id: string
 
 let scenarioCounter = 0;
 
-async function runRateScenario(
-	scenario: RateScenario,
-	servers: BenchServer[],
-): Promise<RateResult> {
+async function runRateScenario(scenario: RateScenario, servers: BenchServer[]) {
 	const used = servers.slice(0, scenario.processes ?? 1);
 	const { algorithm, burst, headers } = scenario;
 	const rateLimit = { limit: LIMIT.requests, windowMs: LIMIT.windowMs, algorithm, burst, headers };
@@ -177,13 +153,10 @@ async function runRateScenario(
 				imported,
 				lost: scenario.leads - imported,
 				outcome: rateOutcome(requests, scenario),
-				otherClient:
-					scenario.otherClientShare === undefined
-						? undefined
-						: {
-								accepted: otherRequests.filter((r) => r.status === 200).length,
-								rateLimited: otherRequests.filter((r) => r.status === 429).length,
-							},
+				otherClient: other && {
+					accepted: otherRequests.filter((r) => r.status === 200).length,
+					rateLimited: otherRequests.filter((r) => r.status === 429).length,
+				},
 				wallMs: Math.max(...results.map((r) => r.wallMs)),
 				executionsFailed: results.filter((r) => r.status !== 200).length,
 				executions: results.length,

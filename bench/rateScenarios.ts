@@ -113,19 +113,14 @@ export const QUEUE_SCENARIOS: RateScenario[] = [
  * (N - burst) ÷ rate on a token bucket.
  */
 export function fastestMs(scenario: RateScenario): number {
-	if (scenario.algorithm === 'token-bucket') {
-		return (
-			(Math.max(0, scenario.leads - initialAllowance(scenario)) * LIMIT.windowMs) / LIMIT.requests
-		);
-	}
-	return (Math.ceil(scenario.leads / LIMIT.requests) - 1) * LIMIT.windowMs;
+	const { leads, algorithm } = scenario;
+	if (algorithm !== 'token-bucket') return (Math.ceil(leads / LIMIT.requests) - 1) * LIMIT.windowMs;
+	return (Math.max(0, leads - initialAllowance(scenario)) * LIMIT.windowMs) / LIMIT.requests;
 }
 
 /** Requests a fresh server accepts at once: a window's worth, or the bucket's burst. */
-export function initialAllowance(scenario: RateScenario): number {
-	return scenario.algorithm === 'token-bucket'
-		? (scenario.burst ?? LIMIT.requests)
-		: LIMIT.requests;
+export function initialAllowance({ algorithm, burst }: RateScenario): number {
+	return algorithm === 'token-bucket' ? (burst ?? LIMIT.requests) : LIMIT.requests;
 }
 
 export function serverLabel(scenario: RateScenario): string {

@@ -14,11 +14,11 @@
  *   LCA_N8N_VERSION=1.123.81 the 1.x line (default: the 2.x one)
  */
 import { PENDING_RECORDING_ANSWERS } from '../devkit/emulator';
-import { N8N_VERSION, readStoredExecutions, startN8nServer } from '../devkit/n8n';
+import { N8N_VERSION, readStoredExecutions } from '../devkit/n8n';
 import type { StoredExecution } from '../devkit/n8n';
 import { pollTimesAtSeconds, triggerWorkflow } from '../devkit/workflows';
-import { onCleanup, runBench } from './lib/cleanup';
-import { sandboxWithPackage, startBenchEmulator } from './lib/n8n';
+import { logger, runBench } from './lib/cleanup';
+import { startBenchEmulator, startBenchServer } from './lib/n8n';
 import { sleep } from './lib/stats';
 import { ourCredential } from './lib/workflows';
 
@@ -33,14 +33,9 @@ function triggerItems(execution: StoredExecution) {
 }
 
 runBench('bench:recordings', async () => {
-	const sandbox = await sandboxWithPackage({}, () => {});
-	const server = await startN8nServer(sandbox);
-	onCleanup('n8n', () => server.stop());
-	const bench = await startBenchEmulator({
-		rateLimit: false,
-		seedCalls: 10,
-		recordingBytes: 5_000,
-	});
+	const { server, sandbox } = await startBenchServer('n8n', {}, logger('bench:recordings'));
+	const options = { rateLimit: false as const, seedCalls: 10, recordingBytes: 5_000 };
+	const bench = await startBenchEmulator(options);
 	const { emulator } = bench;
 	const credentialId = await server.createCredential(ourCredential('bench', bench, 0));
 	const rows: string[] = [];

@@ -3,14 +3,13 @@
 import { randomBytes } from 'crypto';
 
 import { buildAndInstall } from '../../devkit/demo/build';
-import { startEmulator, type Emulator, type EmulatorOptions } from '../../devkit/emulator';
+import { startEmulator, type EmulatorOptions } from '../../devkit/emulator';
 import {
 	createN8nSandbox,
 	packAndInstall,
 	REPO_DIR,
 	startN8nServer,
 	type N8nSandbox,
-	type N8nServer,
 	type SandboxOptions,
 } from '../../devkit/n8n';
 import { onCleanup } from './cleanup';
@@ -18,49 +17,41 @@ import { findN8nPid, withPeakRss } from './proc';
 import { sleep } from './stats';
 import type { BuiltWorkflow } from './workflows';
 
-export interface BenchServer {
-	name: string;
-	server: N8nServer;
-	/** PID of the `n8n start` process: where CPU and memory are read. */
-	pid: number;
-	/** Our credential ids this server already has (several workflows share one). */
-	credentials: Set<string>;
-}
-
-export async function startBenchServer(
-	name: string,
-	options: SandboxOptions = {},
-): Promise<BenchServer> {
-	const sandbox = await createN8nSandbox(options);
-	onCleanup(`${name} sandbox`, () => sandbox.cleanup());
-	// BENCH_PACKAGE_DIR: measure another build of the package (e.g. before/after a change).
-	await packAndInstall(process.env.BENCH_PACKAGE_DIR ?? REPO_DIR, sandbox.userFolder);
-	const server = await startN8nServer(sandbox);
-	// Registered after the sandbox, so it stops before its folder is removed.
-	onCleanup(`${name} n8n`, () => server.stop());
-	return { name, server, pid: findN8nPid(sandbox), credentials: new Set() };
-}
-
 /**
- * A sandbox for the scripts that are not run after `npm run build`: with BENCH_PACKAGE_DIR's
- * build, else this one's, built first if its sources changed.
+ * A sandbox with the package: BENCH_PACKAGE_DIR's build (to measure another, e.g. before/after a
+ * change), else this one's, as it is (`npm run bench` builds first) or, given `log`, built first
+ * if its sources changed.
  */
 export async function sandboxWithPackage(
+	name: string,
 	options: SandboxOptions,
-	log: (message: string) => void,
+	log?: (message: string) => void,
 ): Promise<N8nSandbox> {
 	const sandbox = await createN8nSandbox(options);
-	onCleanup('sandbox', () => sandbox.cleanup());
+	onCleanup(`${name} sandbox`, () => sandbox.cleanup());
 	const other = process.env.BENCH_PACKAGE_DIR;
-	if (other) await packAndInstall(other, sandbox.userFolder);
+	if (other || !log) await packAndInstall(other ?? REPO_DIR, sandbox.userFolder);
 	else await buildAndInstall(sandbox.userFolder, log);
 	return sandbox;
 }
 
-export interface Deployed {
-	workflowId: string;
-	hookPath: string;
+export type BenchServer = Awaited<ReturnType<typeof startBenchServer>>;
+
+export async function startBenchServer(
+	name: string,
+	options: SandboxOptions = {},
+	log?: (message: string) => void,
+) {
+	const sandbox = await sandboxWithPackage(name, options, log);
+	const server = await startN8nServer(sandbox);
+	// Registered after the sandbox, so it stops before its folder is removed.
+	onCleanup(`${name} n8n`, () => server.stop());
+	// pid: the `n8n start` process, where CPU and memory are read; credentials: our credential ids
+	// it already has (several workflows share one).
+	return { name, sandbox, server, pid: findN8nPid(sandbox), credentials: new Set<string>() };
 }
+
+export type Deployed = { workflowId: string; hookPath: string };
 
 /** Creates the workflow's credential if n8n does not know it yet, then publishes the workflow. */
 export async function deploy(bench: BenchServer, built: BuiltWorkflow): Promise<Deployed> {
@@ -69,10 +60,8 @@ export async function deploy(bench: BenchServer, built: BuiltWorkflow): Promise<
 		await bench.server.createCredential(credential);
 		bench.credentials.add(credential.id);
 	}
-	return {
-		workflowId: await bench.server.deployWorkflow(built.workflow),
-		hookPath: built.hookPath,
-	};
+	const workflowId = await bench.server.deployWorkflow(built.workflow);
+	return { workflowId, hookPath: built.hookPath };
 }
 
 export type Triggered = { status: number; body: unknown; wallMs: number };
@@ -104,7 +93,7 @@ export async function memoryRuns<T>(
 	server: BenchServer,
 	deployed: Deployed,
 	check: (answer: Triggered) => T | Promise<T>,
-): Promise<Array<T & { wallMs: number; baselineMb: number; peakMb: number }>> {
+) {
 	const runs: Array<T & { wallMs: number; baselineMb: number; peakMb: number }> = [];
 	for (let repeat = 0; repeat < 3; repeat++) {
 		const { value, ...memory } = await withPeakRss(server.pid, () => trigger(server, deployed, {}));
@@ -117,19 +106,13 @@ export async function memoryRuns<T>(
 export const failed = (what: string, { status, body }: Triggered) =>
 	new Error(`${what} failed: HTTP ${status} ${JSON.stringify(body)}`);
 
-export interface BenchEmulator {
-	emulator: Emulator;
-	apiKey: string;
-	stop(): Promise<void>;
-}
+export type BenchEmulator = Awaited<ReturnType<typeof startBenchEmulator>>;
 
 /**
  * The API emulator on loopback with a new key: the node keeps one rate budget per key for the
  * life of the n8n process, so reusing a key would carry one row's pacing state into the next.
  */
-export async function startBenchEmulator(
-	options: Omit<EmulatorOptions, 'keys' | 'host'>,
-): Promise<BenchEmulator> {
+export async function startBenchEmulator(options: Omit<EmulatorOptions, 'keys' | 'host'>) {
 	const apiKey = `pf_live_${randomBytes(33).toString('base64url').slice(0, 43)}`;
 	const emulator = await startEmulator({
 		...options,
