@@ -100,42 +100,39 @@ function targetMet(row: QueueRow): boolean {
 	return ratio(row) >= MIN_RATIO && row.rateLimited <= most429 * row.requests;
 }
 
+/** The table's columns: each one's title and how a row fills it. */
+const COLUMNS: Array<[string, (row: QueueRow) => string | number]> = [
+	['headers', (row) => row.headers ?? 'none'],
+	['workers', (row) => row.workers],
+	['busy', (row) => row.busy],
+	[
+		'executions (workers used)',
+		(row) =>
+			`${row.executions} (${row.workersUsed})${row.executionsFailed ? `, ${row.executionsFailed} failed` : ''}`,
+	],
+	['leads', (row) => row.leads],
+	['requests', (row) => row.requests],
+	[
+		'429s',
+		(row) =>
+			`${row.rateLimited} (${fixed((100 * row.rateLimited) / Math.max(1, row.requests), 1)}%)`,
+	],
+	['max 429 / window', (row) => row.max429PerWindow],
+	['lost', (row) => row.lost],
+	['time s', (row) => fixed(row.wallMs / 1000, 1)],
+	['fastest s', (row) => fixed(row.fastestMs / 1000, 1)],
+	['fastest ÷ time', (row) => fixed(ratio(row), 3)],
+	['target', (row) => (targetMet(row) ? 'met' : 'NOT met')],
+];
+
 /** One table per server limit; the notes shared by the tables come after the last one. */
 export function queueSection(rows: QueueRow[], notes: string[]): Section {
 	const { limit, leads } = rows[0];
 	const perMinute = (limit * 60_000) / QUEUE.windowMs;
 	return {
 		title: `Real queue mode: ${leads} leads at ${limit} requests per ${QUEUE.windowMs / 1000} s (${perMinute}/min)`,
-		columns: [
-			'headers',
-			'workers',
-			'busy',
-			'executions (workers used)',
-			'leads',
-			'requests',
-			'429s',
-			'max 429 / window',
-			'lost',
-			'time s',
-			'fastest s',
-			'fastest ÷ time',
-			'target',
-		],
-		rows: rows.map((row) => [
-			row.headers ?? 'none',
-			String(row.workers),
-			row.busy,
-			`${row.executions} (${row.workersUsed})${row.executionsFailed ? `, ${row.executionsFailed} failed` : ''}`,
-			String(row.leads),
-			String(row.requests),
-			`${row.rateLimited} (${fixed((100 * row.rateLimited) / Math.max(1, row.requests), 1)}%)`,
-			String(row.max429PerWindow),
-			String(row.lost),
-			fixed(row.wallMs / 1000, 1),
-			fixed(row.fastestMs / 1000, 1),
-			fixed(ratio(row), 3),
-			targetMet(row) ? 'met' : 'NOT met',
-		]),
+		columns: COLUMNS.map(([title]) => title),
+		rows: rows.map((row) => COLUMNS.map(([, cell]) => String(cell(row)))),
 		notes,
 	};
 }
