@@ -168,7 +168,6 @@ async function runRateScenario(scenario: RateScenario, servers: BenchServer[]) {
 	});
 }
 
-/** Each scenario's runs, one after the other. */
 export async function runRateScenarios(
 	scenarios: RateScenario[],
 	servers: BenchServer[],

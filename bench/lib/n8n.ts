@@ -102,7 +102,6 @@ export async function memoryRuns<T>(
 	return runs;
 }
 
-/** An answer that is not the expected one, as an error. */
 export const failed = (what: string, { status, body }: Triggered) =>
 	new Error(`${what} failed: HTTP ${status} ${JSON.stringify(body)}`);
 

@@ -15,7 +15,6 @@ import {
 
 type WorkflowNode = WorkflowJson['nodes'][number];
 
-/** The emulator and key a workflow's credential points at. */
 type Key = { emulator: { baseUrl: string }; apiKey: string };
 
 /** Our credential; `rateWindowSeconds` (a hidden field) is the bench's scaled window. */
