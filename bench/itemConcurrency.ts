@@ -10,10 +10,11 @@
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 
-import { DEMO_KEYS, startEmulator } from '../devkit/emulator';
 import { workflowFrom } from '../devkit/engine/fixtures';
-import { leads } from '../devkit/workflows';
 import { runWorkflow } from '../devkit/engine/harness';
+import { leads } from '../devkit/workflows';
+import { onCleanup, runBench } from './lib/cleanup';
+import { startBenchEmulator } from './lib/n8n';
 
 const LEADS = Number(process.env.LEADS ?? 40);
 const DELAY_MS = Number(process.env.DELAY_MS ?? 100);
@@ -38,11 +39,12 @@ async function delayingProxy(target: string, delayMs: number): Promise<http.Serv
 		});
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	onCleanup('proxy', () => server.close());
 	return server;
 }
 
-async function main() {
-	const emulator = await startEmulator({ rateLimit: false });
+runBench('itemConcurrency', async () => {
+	const { emulator, apiKey } = await startBenchEmulator({ rateLimit: false });
 	const proxy = await delayingProxy(emulator.baseUrl, DELAY_MS);
 	const baseUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 	const rows: string[] = [];
@@ -53,11 +55,7 @@ async function main() {
 		emulator.reset();
 		const workflow = workflowFrom('importLeads', { items: leads(LEADS), onError });
 		const started = process.hrtime.bigint();
-		const result = await runWorkflow(workflow, {
-			baseUrl,
-			apiKey: DEMO_KEYS.full,
-			requestsPerMinute: 0,
-		});
+		const result = await runWorkflow(workflow, { baseUrl, apiKey, requestsPerMinute: 0 });
 		const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 		const imported = result.output('Import Lead').success.length;
 		rows.push(`| ${label} | ${imported}/${LEADS} | ${seconds.toFixed(2)} s |`);
@@ -65,11 +63,4 @@ async function main() {
 	console.log(`Import Lead, ${LEADS} leads, ${DELAY_MS} ms added per request, no rate limit:\n`);
 	console.log('| items | imported | wall time |\n| --- | --- | --- |');
 	console.log(rows.join('\n'));
-	proxy.close();
-	await emulator.stop();
-}
-
-main().catch((error: unknown) => {
-	console.error(error);
-	process.exitCode = 1;
 });

@@ -22,22 +22,14 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
-import { buildAndInstall } from '../devkit/demo/build';
 import { EXAMPLE_FILES_DIR } from '../devkit/demo/examples';
-import {
-	createN8nSandbox,
-	N8N_MAJOR,
-	N8N_VERSION,
-	packAndInstall,
-	startN8nQueue,
-	startN8nServer,
-	type N8nServer,
-	type WorkflowJson,
-} from '../devkit/n8n';
+import { N8N_MAJOR, N8N_VERSION, startN8nQueue } from '../devkit/n8n';
+import type { N8nServer, WorkflowJson } from '../devkit/n8n';
 import { dailyAtNextMinute, exportToDiskWorkflow } from '../devkit/nightlyExport';
-import { onCleanup, runBench } from './lib/cleanup';
-import { startBenchEmulator, type BenchEmulator } from './lib/emulator';
-import { findN8nPid, peakRssMb, resetPeakRss, rssMb, sampleRss } from './lib/proc';
+import { logger, onCleanup, runBench } from './lib/cleanup';
+import { sandboxWithPackage, startBenchEmulator, startBenchServer } from './lib/n8n';
+import { findN8nPid, trackPeakRss } from './lib/proc';
+import { sleep } from './lib/stats';
 import { ourCredential } from './lib/workflows';
 
 const CALLS = Number(process.env.BENCH_NIGHT_CALLS ?? 2000);
@@ -53,36 +45,27 @@ const PACKAGE = process.env.BENCH_PACKAGE_DIR ?? 'this build';
  */
 const QUIET_MS = 45_000 + (CALLS > PER_MINUTE ? 60_000 : 0);
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const log = (message: string) =>
-	console.error(`[bench:nightly ${new Date().toISOString().slice(11, 19)}] ${message}`);
+const log = logger('bench:nightly');
 
-interface Stage {
-	server: N8nServer;
-	filesDir: string;
-	/** The n8n processes doing the work: main, and the workers in queue mode. */
-	pids: number[];
-}
-
-async function startStage(): Promise<Stage> {
+/** n8n, its files folder and the n8n processes doing the work: main, and the workers in queue mode. */
+async function startStage(): Promise<{ server: N8nServer; filesDir: string; pids: number[] }> {
 	// Each line's default binary data mode: in memory on 1.x; on disk on 2.x, in the database
 	// in queue mode (1.x has no database mode).
 	const binaryDataMode = N8N_MAJOR < 2 ? 'default' : QUEUE ? 'database' : 'filesystem';
-	const sandbox = await createN8nSandbox({ env: { N8N_DEFAULT_BINARY_DATA_MODE: binaryDataMode } });
-	onCleanup('sandbox', () => sandbox.cleanup());
-	if (process.env.BENCH_PACKAGE_DIR) await packAndInstall(PACKAGE, sandbox.userFolder);
-	else await buildAndInstall(sandbox.userFolder, log);
+	const env = { N8N_DEFAULT_BINARY_DATA_MODE: binaryDataMode };
 	if (!QUEUE) {
-		const server = await startN8nServer(sandbox);
-		onCleanup('n8n', () => server.stop());
-		const pid = findN8nPid(sandbox.install.n8nBin, sandbox.userFolder);
+		const { server, sandbox, pid } = await startBenchServer('n8n', { env }, log);
 		return { server, filesDir: sandbox.filesDir, pids: [pid] };
 	}
+	const sandbox = await sandboxWithPackage('queue', { env }, log);
 	const queue = await startN8nQueue(sandbox, { workers: 2 });
 	onCleanup('queue', () => queue.stop());
 	const workers = queue.workers.map((worker) => worker.service.pid!);
-	const main = findN8nPid(sandbox.install.n8nBin, sandbox.userFolder);
-	return { server: queue.main, filesDir: sandbox.filesDir, pids: [main, ...workers] };
+	return {
+		server: queue.main,
+		filesDir: sandbox.filesDir,
+		pids: [findN8nPid(sandbox), ...workers],
+	};
 }
 
 function simplest(credentialId: string, folder: string): WorkflowJson {
@@ -104,31 +87,15 @@ function example(credentialId: string, folder: string): WorkflowJson {
 	return { ...workflow, settings: { ...workflow.settings, timezone: 'UTC' } };
 }
 
-interface Row {
-	shape: string;
-	exported: number;
-	twice: number;
-	failed: number;
-	mainMb: number;
-	workerMb?: number;
-	seconds: number;
-	apiRequests: number;
-}
-
-/** Recordings downloaded more than once: a call exported twice downloads its file twice. */
-function downloadsTwice(bench: BenchEmulator): number {
-	const paths = bench.emulator.fileRequests.filter((r) => r.status === 200).map((r) => r.path);
-	return paths.length - new Set(paths).size;
-}
-
-async function measure(stage: Stage, shape: string): Promise<Row> {
+/** The night of one shape, as a row of the table. */
+async function measure(stage: Awaited<ReturnType<typeof startStage>>, shape: string) {
 	const bench = await startBenchEmulator({
 		rateLimit: { limit: PER_MINUTE, windowMs: 60_000 },
 		recordingBytes: RECORDING_BYTES,
 		seedCalls: 3,
 		recordRequests: true,
 	});
-	const credential = ourCredential(shape, bench.emulator.baseUrl, bench.apiKey, PER_MINUTE);
+	const credential = ourCredential(shape, bench, PER_MINUTE);
 	await stage.server.createCredential(credential);
 	const folder = path.join(stage.filesDir, shape);
 	fs.mkdirSync(folder, { recursive: true });
@@ -140,9 +107,7 @@ async function measure(stage: Stage, shape: string): Promise<Row> {
 	log(`${shape}: ${CALLS} calls added; waiting for the night`);
 
 	await sleep(5_000); // activation settled
-	const baseline = stage.pids.map((pid) => rssMb(pid));
-	stage.pids.forEach((pid) => resetPeakRss(pid));
-	const samplers = stage.pids.map((pid) => sampleRss(pid, 200));
+	const trackers = stage.pids.map((pid) => trackPeakRss(pid, 200));
 	const mark = bench.emulator.requests.length;
 	let lastCount = 0;
 	let lastChange = Date.now();
@@ -156,9 +121,7 @@ async function measure(stage: Stage, shape: string): Promise<Row> {
 	}
 	// The kernel's high-water mark since the reset, cross-checked by sampling; growth over the
 	// RSS just before the night (0 when it never went above it).
-	const peaks = stage.pids.map((pid, index) =>
-		Math.max(0, Math.max(samplers[index].stop(), peakRssMb(pid)) - baseline[index]),
-	);
+	const peaks = trackers.map((tracker) => Math.max(0, tracker.stop() - tracker.baselineMb));
 	const requests = bench.emulator.requests.slice(mark);
 	const first = requests[0]?.at ?? Date.now();
 	const lastFile = Math.max(
@@ -168,29 +131,18 @@ async function measure(stage: Stage, shape: string): Promise<Row> {
 		{ results?: Array<{ status: string }> } | Array<{ status: string }>
 	>('GET', `/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}&limit=1000`);
 	const list = Array.isArray(executions) ? executions : (executions.results ?? []);
-	const row: Row = {
-		shape,
-		exported: fs.readdirSync(folder).length,
-		twice: downloadsTwice(bench),
-		failed: list.filter((execution) => !['success', 'running', 'new'].includes(execution.status))
-			.length,
-		mainMb: peaks[0],
-		workerMb: peaks.length > 1 ? Math.max(...peaks.slice(1)) : undefined,
-		seconds: (lastFile - first) / 1000,
-		apiRequests: requests.filter((r) => r.origin === 'api').length,
-	};
+	const failed = list.filter((e) => !['success', 'running', 'new'].includes(e.status)).length;
+	const exported = fs.readdirSync(folder).length;
+	// Recordings downloaded more than once: a call exported twice downloads its file twice.
+	const downloads = bench.emulator.fileRequests.filter((r) => r.status === 200).map((r) => r.path);
+	const twice = downloads.length - new Set(downloads).size;
+	const [main, worker] = [peaks[0], Math.max(...peaks.slice(1))].map((mb) => mb.toFixed(0));
+	const memory = QUEUE ? `${main} main, ${worker} worker` : main;
+	const apiRequests = requests.filter((r) => r.origin === 'api').length;
+	const atRealRate = (apiRequests / 60).toFixed(1);
 	await stage.server.rest('POST', `/workflows/${workflowId}/deactivate`, {});
 	await bench.stop();
-	return row;
-}
-
-function render(row: Row): string {
-	const memory =
-		row.workerMb === undefined
-			? row.mainMb.toFixed(0)
-			: `${row.mainMb.toFixed(0)} main, ${row.workerMb.toFixed(0)} worker`;
-	const atRealRate = (row.apiRequests / 60).toFixed(1);
-	return `| ${N8N_VERSION}${QUEUE ? ' queue' : ''} | ${PACKAGE} | ${CALLS} calls, ${PER_MINUTE}/min: ${row.shape} | ${row.exported} | ${row.twice} | ${row.failed} | ${memory} | ${row.seconds.toFixed(0)} | ${row.apiRequests} (${atRealRate} min at 60/min) |`;
+	return `| ${N8N_VERSION}${QUEUE ? ' queue' : ''} | ${PACKAGE} | ${CALLS} calls, ${PER_MINUTE}/min: ${shape} | ${exported} | ${twice} | ${failed} | ${memory} | ${((lastFile - first) / 1000).toFixed(0)} | ${apiRequests} (${atRealRate} min at 60/min) |`;
 }
 
 runBench('bench:nightly', async () => {
@@ -199,5 +151,5 @@ runBench('bench:nightly', async () => {
 		'| n8n | package | shape | exported by the first night | twice | failed executions | peak memory growth MB | s | API requests |',
 	);
 	console.log('| - | - | - | - | - | - | - | - | - |');
-	for (const shape of SHAPES) console.log(render(await measure(stage, shape)));
+	for (const shape of SHAPES) console.log(await measure(stage, shape));
 });

@@ -5,10 +5,8 @@
  * without the import (Webhook → Split Out), which is what both pay before the first request.
  * The CPU time of the n8n process (all threads, from /proc) is measured around each run.
  */
-import { startBenchEmulator } from './lib/emulator';
-import { waitUntilIdle } from './lib/idle';
-import { deploy, trigger, type BenchServer, type Deployed } from './lib/n8n';
-import { cpuMs } from './lib/proc';
+import { deploy, failed, trigger, withEmulator, type BenchServer, type Deployed } from './lib/n8n';
+import { cpuMs, waitUntilIdle } from './lib/proc';
 import type { Section } from './lib/report';
 import { fixed, median, medianRange } from './lib/stats';
 import { leads } from '../devkit/workflows';
@@ -23,70 +21,46 @@ const MAX_EXTRA_CPU_MS_PER_ITEM = 0.5;
 type Client = 'baseline' | 'ours' | 'http';
 const CLIENTS: Client[] = ['baseline', 'ours', 'http'];
 
-export interface OverheadRun {
-	client: Client;
-	repeat: number;
-	cpuMs: number;
-	wallMs: number;
-	/** CPU of the bench process (the emulator) during the run. */
-	emulatorCpuMs: number;
-}
+export type OverheadRun = { client: Client; repeat: number } & Awaited<ReturnType<typeof measure>>;
 
-export interface OverheadResult {
-	runs: OverheadRun[];
-}
-
-async function measure(
-	server: BenchServer,
-	deployed: Deployed,
-	items: number,
-	check: () => void,
-): Promise<Omit<OverheadRun, 'client' | 'repeat'>> {
+async function measure(server: BenchServer, deployed: Deployed, items: number) {
 	await waitUntilIdle(server.pid);
 	const before = cpuMs(server.pid);
 	// The emulator runs in this process: its CPU shows whether it, not n8n, set the pace.
 	const emulatorBefore = process.cpuUsage();
 	const result = await trigger(server, deployed, { items: leads(items) });
 	const emulatorUsed = process.cpuUsage(emulatorBefore);
-	if (result.status !== 200) {
-		throw new Error(`overhead run failed: HTTP ${result.status} ${JSON.stringify(result.body)}`);
-	}
+	if (result.status !== 200) throw failed('overhead run', result);
 	await waitUntilIdle(server.pid);
-	const cpu = cpuMs(server.pid) - before;
-	check();
 	return {
-		cpuMs: cpu,
+		cpuMs: cpuMs(server.pid) - before,
 		wallMs: result.wallMs,
 		emulatorCpuMs: (emulatorUsed.user + emulatorUsed.system) / 1000,
 	};
 }
 
-export async function runOverhead(server: BenchServer): Promise<OverheadResult> {
-	const bench = await startBenchEmulator({ rateLimit: false, recordRequests: false });
-	try {
-		const { baseUrl } = bench.emulator;
-		const credential = ourCredential('overhead', baseUrl, bench.apiKey, 0);
-		const options = { splitLeads: true, saveSuccess: false };
-		const built = {
-			baseline: chain('overhead baseline', [], options),
-			ours: chain('overhead ours', [ourImportNode(credential)], options),
-			http: chain('overhead http', [httpImportNode(baseUrl, bench.apiKey, 'defaults')], options),
+export async function runOverhead(server: BenchServer): Promise<OverheadRun[]> {
+	return await withEmulator({ rateLimit: false, recordRequests: false }, async (bench) => {
+		const credential = ourCredential('overhead', bench, 0);
+		const options = { splitLeads: true, saveSuccess: false, credential };
+		const nodes = {
+			baseline: [],
+			ours: [ourImportNode(credential)],
+			http: [httpImportNode(bench.emulator.baseUrl, bench.apiKey, 'defaults')],
 		};
 		const deployed = {} as Record<Client, Deployed>;
 		for (const client of CLIENTS) {
-			const { workflow, hookPath } = built[client];
-			deployed[client] = await deploy(server, workflow, hookPath, [credential]);
+			deployed[client] = await deploy(server, chain(`overhead ${client}`, nodes[client], options));
 		}
-		const expectImported = (client: Client, items: number) => () => {
+		const run = async (client: Client, items: number) => {
+			bench.emulator.reset();
+			const measured = await measure(server, deployed[client], items);
 			const stats = bench.emulator.stats();
 			const expected = client === 'baseline' ? 0 : items;
 			if (stats.leads !== expected || (stats.byStatus['201'] ?? 0) !== expected) {
 				throw new Error(`${client}: expected ${expected} imports, got ${JSON.stringify(stats)}`);
 			}
-		};
-		const run = async (client: Client, items: number) => {
-			bench.emulator.reset();
-			return await measure(server, deployed[client], items, expectImported(client, items));
+			return measured;
 		};
 
 		// Warm-up: the first runs load code and fill V8's caches; they are not measured.
@@ -97,50 +71,37 @@ export async function runOverhead(server: BenchServer): Promise<OverheadResult> 
 			const order = CLIENTS.map((_, i) => CLIENTS[(i + repeat) % CLIENTS.length]);
 			for (const client of order) runs.push({ client, repeat, ...(await run(client, ITEMS)) });
 		}
-		return { runs };
-	} finally {
-		await bench.stop();
-	}
+		return runs;
+	});
 }
 
-export interface OverheadVerdict {
-	/** Median CPU ms per item, ours minus HTTP Request: what our node adds to the HTTP work. */
-	extraCpuMsPerItem: number;
-	/** Median over the repeats of ours ÷ HTTP Request wall time (runs of one repeat are adjacent). */
-	wallRatio: number;
-	cpuMet: boolean;
-	wallMet: boolean;
-}
+const runsOf = (runs: OverheadRun[], client: Client) => runs.filter((run) => run.client === client);
+const cpuPerItem = (runs: OverheadRun[]) => runs.map((run) => run.cpuMs / ITEMS);
+const wallS = (runs: OverheadRun[]) => runs.map((run) => run.wallMs / 1000);
 
-function runsOf(result: OverheadResult, client: Client): OverheadRun[] {
-	return result.runs.filter((run) => run.client === client);
-}
-
-export function overheadVerdict(result: OverheadResult): OverheadVerdict {
-	const cpuPerItem = (client: Client) =>
-		median(runsOf(result, client).map((run) => run.cpuMs / ITEMS));
-	const http = runsOf(result, 'http');
-	const ratios = runsOf(result, 'ours').map(
-		(ours) => ours.wallMs / (http.find((run) => run.repeat === ours.repeat)?.wallMs ?? NaN),
+/**
+ * extraCpuMsPerItem: median CPU ms per item, ours minus HTTP Request (what our node adds to the
+ * HTTP work); wallRatio: median over the repeats of ours ÷ HTTP Request wall time (the runs of
+ * one repeat are adjacent).
+ */
+export function overheadVerdict(runs: OverheadRun[]) {
+	const [ours, http] = [runsOf(runs, 'ours'), runsOf(runs, 'http')];
+	const ratios = ours.map(
+		(run) => run.wallMs / (http.find((other) => other.repeat === run.repeat)?.wallMs ?? NaN),
 	);
-	const extraCpuMsPerItem = cpuPerItem('ours') - cpuPerItem('http');
+	const extraCpuMsPerItem = median(cpuPerItem(ours)) - median(cpuPerItem(http));
 	const wallRatio = median(ratios);
-	return {
-		extraCpuMsPerItem,
-		wallRatio,
-		cpuMet: extraCpuMsPerItem <= MAX_EXTRA_CPU_MS_PER_ITEM,
-		wallMet: wallRatio <= 1,
-	};
+	const cpuMet = extraCpuMsPerItem <= MAX_EXTRA_CPU_MS_PER_ITEM;
+	return { extraCpuMsPerItem, wallRatio, cpuMet, wallMet: wallRatio <= 1 };
 }
 
-export function overheadSection(result: OverheadResult): Section {
+export function overheadSection(result: OverheadRun[]): Section {
 	const verdict = overheadVerdict(result);
-	const baselineCpu = median(runsOf(result, 'baseline').map((run) => run.cpuMs / ITEMS));
-	const baselineWall = median(runsOf(result, 'baseline').map((run) => run.wallMs / 1000));
+	const baselineCpu = median(cpuPerItem(runsOf(result, 'baseline')));
+	const baselineWall = median(wallS(runsOf(result, 'baseline')));
 	const row = (client: Client, label: string) => {
-		const runs = runsOf(result, client);
-		const cpu = runs.map((run) => run.cpuMs / ITEMS);
-		const wall = runs.map((run) => run.wallMs / 1000);
+		const cpu = cpuPerItem(runsOf(result, client));
+		const wall = wallS(runsOf(result, client));
 		const importOnly = client === 'baseline';
 		return [
 			label,
@@ -152,7 +113,7 @@ export function overheadSection(result: OverheadResult): Section {
 		];
 	};
 	const cpuSign = verdict.extraCpuMsPerItem >= 0 ? '+' : '';
-	const imports = result.runs.filter((run) => run.client !== 'baseline');
+	const imports = result.filter((run) => run.client !== 'baseline');
 	const emulatorShare = median(imports.map((run) => run.emulatorCpuMs / run.wallMs));
 	const n8nShare = median(imports.map((run) => run.cpuMs / run.wallMs));
 	return {

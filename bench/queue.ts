@@ -5,49 +5,40 @@
  * production webhook against the API emulator. For each worker count: every worker busy (one
  * execution per worker, the leads split between them) and one worker busy (one execution with
  * all the leads). Prints a Markdown table and rewrites the "Queue mode" section of BENCHMARKS.md;
- * the log shows each row's accepted/refused requests per tenth of a window. Settings, row and
- * tables: bench/queueRows.ts. About 10 minutes on 2 CPUs.
+ * the log shows each row's accepted/refused requests per tenth of a window. Settings, targets and
+ * tables: bench/queueRows.ts. About 10 minutes on 2 CPUs. Environment (default first):
  *
- *   BENCH_QUEUE_LIMITS=10,60 server limits to measure, requests per 10 s window (default 10,60):
- *                           10 is the API's 60/min with time shrunk 6 times; 60 keeps the real
- *                           minute's 60 requests per window, so the budget's steps are as fine
- *                           as they are against the real API (its share of 3 workers is 20, not 3)
- *   BENCH_QUEUE_WORKERS=2   worker counts to measure (default 2,3)
- *   BENCH_QUEUE_BUSY=all    which rows to measure: all busy, one busy (default all,one)
- *   BENCH_QUEUE_RUNS=5      runs of each row on the same queue, each on a fresh key (default 1)
- *   BENCH_QUEUE_HEADERS=none,ietf  whether the server states the key's budget in rate-limit
- *                           headers (default none,ietf: rows without and with them; any
- *                           RateLimitHeaderStyle of the emulator)
- *   BENCH_QUEUE_ALGORITHM=token-bucket  the server's limiter (default sliding-log; any
- *                           RateLimitAlgorithm of the emulator, a token bucket with burst = limit)
- *   BENCH_QUEUE_RESET_ROUNDING=down  how the server rounds the headers' Reset to whole
- *                           seconds (default up; any ResetRounding of the emulator)
- *   BENCH_QUEUE_WINDOW_S=60 the server's window in seconds (default 10; 60 is the API's real minute)
- *   BENCH_QUEUE_WINDOWS=4   windows' worth of leads per row (default 6; 4 at 60 s windows, 20 for
- *                           long runs at 10 s)
- *   BENCH_QUEUE_WRITE=0     print the tables only, leaving BENCHMARKS.md alone
- *   BENCH_PACKAGE_DIR=<dir> install another build of the package (before/after comparisons)
- *   BENCH_QUEUE_LOG=<dir>   write each row's requests to <dir>/<row>.json: ms after the first,
- *                           status, which execution sent it and what the answer stated of the
- *                           key's budget (to see where 429s and unused places fall)
- *   BENCH_QUEUE_SAME_KEY=1  the "one busy" row uses the key of the "all busy" row before it, one
- *                           window later (each worker's budget then starts from what it learnt
- *                           sharing the key), instead of a fresh key
- *   BENCH_QUEUE_AGAIN=1     with BENCH_QUEUE_SAME_KEY=1: a second "all busy" row on the same key
- *                           three windows after the first (a scheduled run coming round again)
+ *   BENCH_QUEUE_LIMITS=10,60   server limits, requests per window: 10 is the API's 60/min with
+ *                              time shrunk 6 times; 60 keeps the real minute's 60 requests per
+ *                              window, so the budget's steps are as fine as against the real API
+ *   BENCH_QUEUE_WORKERS=2,3    worker counts;  BENCH_QUEUE_BUSY=all,one  which rows
+ *   BENCH_QUEUE_RUNS=1         runs of each row on the same queue, each on a fresh key
+ *   BENCH_QUEUE_HEADERS=none,ietf  rows without rate-limit headers and with them (any
+ *                              RateLimitHeaderStyle of the emulator)
+ *   BENCH_QUEUE_ALGORITHM=sliding-log  the server's limiter (token-bucket: burst = limit)
+ *   BENCH_QUEUE_RESET_ROUNDING=up  how the server rounds the headers' Reset to whole seconds
+ *   BENCH_QUEUE_WINDOW_S=10    the server's window (60: the API's real minute)
+ *   BENCH_QUEUE_WINDOWS=6      windows' worth of leads per row (5 windows at the fastest, and
+ *                              splits between 2 or 3; 4 at 60 s windows, 20 for long runs)
+ *   BENCH_QUEUE_WRITE=0        print the tables only, leaving BENCHMARKS.md alone
+ *   BENCH_PACKAGE_DIR=<dir>    install another build of the package (before/after comparisons)
+ *   BENCH_QUEUE_LOG=<dir>      each row's requests to <dir>/<row>.json: ms after the first,
+ *                              status, the execution that sent it, what the answer stated
+ *   BENCH_QUEUE_SAME_KEY=1     "one busy" on the key of the "all busy" row before it, a window
+ *                              later (each worker starting from what it learnt sharing the key)
+ *   BENCH_QUEUE_AGAIN=1        with SAME_KEY: a second "all busy" three windows after the first
  */
-
-import { buildAndInstall } from '../devkit/demo/build';
 import type { RateLimitHeaderStyle } from '../devkit/emulator';
-import { createN8nSandbox, packAndInstall, startN8nQueue, type N8nQueue } from '../devkit/n8n';
+import { startN8nQueue, type N8nQueue } from '../devkit/n8n';
+import { leads } from '../devkit/workflows';
 import { cleanupAll, onCleanup, runBench } from './lib/cleanup';
-import { startBenchEmulator, type BenchEmulator } from './lib/emulator';
-import { deploy, trigger, type BenchServer } from './lib/n8n';
+import { deploy, sandboxWithPackage, trigger, withEmulator } from './lib/n8n';
+import type { BenchEmulator, BenchServer } from './lib/n8n';
 import { findN8nPid } from './lib/proc';
 import { publishSection, renderSection } from './lib/report';
-import { fixed } from './lib/stats';
-import { leads } from '../devkit/workflows';
+import { fixed, sleep } from './lib/stats';
 import { ourImportChain } from './lib/workflows';
+import { maxInAnyWindow } from './rate';
 import {
 	QUEUE,
 	log,
@@ -56,154 +47,109 @@ import {
 	ratio,
 	timeline,
 	writeRequestLog,
-	type QueueRow,
 } from './queueRows';
-import { maxInAnyWindow } from './rateMetrics';
 
 const WINDOW_MS = QUEUE.windowMs;
 
-async function startQueue(workers: number): Promise<{ queue: N8nQueue; server: BenchServer }> {
-	const sandbox = await createN8nSandbox();
-	onCleanup('queue sandbox', () => sandbox.cleanup());
-	if (process.env.BENCH_PACKAGE_DIR)
-		await packAndInstall(process.env.BENCH_PACKAGE_DIR, sandbox.userFolder);
-	else await buildAndInstall(sandbox.userFolder, log);
-	// Concurrency 1: executions started together go to different workers ("all busy").
-	const queue = await startN8nQueue(sandbox, { workers, concurrency: 1 });
-	onCleanup('queue', () => queue.stop());
-	const pid = findN8nPid(sandbox.install.n8nBin, sandbox.userFolder);
-	return { queue, server: { name: 'main', server: queue.main, pid, credentials: new Set() } };
+interface Row {
+	queue: N8nQueue;
+	server: BenchServer;
+	limit: number;
+	headers: RateLimitHeaderStyle | undefined;
+	/** The row's emulator, with its key: each worker keeps its pacing state per key. */
+	bench: BenchEmulator;
 }
 
 let rowCounter = 0;
 
-/** The emulator for a row: a fresh key, the server's limit, every request recorded. */
-function startRowEmulator(
-	limit: number,
-	headers: RateLimitHeaderStyle | undefined,
-): Promise<BenchEmulator> {
-	return startBenchEmulator({
-		rateLimit: {
-			limit,
-			windowMs: WINDOW_MS,
-			algorithm: QUEUE.algorithm,
-			headers,
-			resetRounding: QUEUE.resetRounding,
-		},
-		recordRequests: true,
-	});
-}
+export type QueueRow = Awaited<ReturnType<typeof measureRow>>;
 
-async function measureRow(
-	queue: N8nQueue,
-	server: BenchServer,
-	busy: 'all' | 'one',
-	limit: number,
-	headers: RateLimitHeaderStyle | undefined,
-	sameKey?: BenchEmulator,
-): Promise<QueueRow> {
+async function measureRow(row: Row, busy: 'all' | 'one') {
+	const { queue, server, limit, bench } = row;
 	const leadCount = QUEUE.windowsOfLeads * limit;
-	const requestsPerMinute = (limit * 60_000) / WINDOW_MS;
 	const workers = queue.workers.length;
 	const executions = busy === 'all' ? workers : 1;
-	// A fresh key per row (each worker keeps its pacing state per key for its lifetime), unless
-	// the row follows another on the same key.
-	const bench = sameKey ?? (await startRowEmulator(limit, headers));
-	try {
-		const id = `queue-${++rowCounter}`;
-		// The hidden Rate Window Seconds shortens the credential's minute like the server's.
-		const built = ourImportChain(id, {
-			baseUrl: bench.emulator.baseUrl,
-			apiKey: bench.apiKey,
-			requestsPerMinute,
-			windowSeconds: WINDOW_MS / 1000,
-		});
-		const deployed = await deploy(server, built.workflow, built.hookPath, [built.credential]);
-		const before = new Set(queue.workers.flatMap((worker) => worker.executionIds()));
-		bench.emulator.reset();
+	const id = `queue-${++rowCounter}`;
+	// The hidden Rate Window Seconds shortens the credential's minute like the server's.
+	const budget = { requestsPerMinute: (limit * 60_000) / WINDOW_MS, windowMs: WINDOW_MS };
+	const deployed = await deploy(server, ourImportChain(id, bench, budget));
+	const before = new Set(queue.workers.flatMap((worker) => worker.executionIds()));
+	bench.emulator.reset();
 
-		const perExecution = leadCount / executions;
-		const started = performance.now();
-		const results = await Promise.all(
-			Array.from({ length: executions }, (_, index) =>
-				trigger(server, deployed, { items: leads(perExecution, index * perExecution) }),
-			),
-		);
-		const wallMs = performance.now() - started;
-		const failed = results.find((result) => result.status !== 200);
-		if (failed) {
-			const error = await queue.lastError(deployed.workflowId);
-			log(`  an execution failed (HTTP ${failed.status}): ${error ?? 'no stored error'}`);
-		}
-
-		const requests = bench.emulator.requests.filter((request) => request.path === '/v1/leads');
-		const limitedAt = requests.filter((r) => r.status === 429).map((r) => r.at);
-		if (QUEUE.requestLogDir) writeRequestLog(QUEUE.requestLogDir, id, requests, perExecution);
-		const workersUsed = queue.workers.filter((worker) =>
-			worker.executionIds().some((executionId) => !before.has(executionId)),
-		).length;
-		return {
-			workers,
-			busy,
-			executions,
-			workersUsed,
-			limit,
-			headers,
-			leads: leadCount,
-			requests: requests.length,
-			rateLimited: limitedAt.length,
-			max429PerWindow: maxInAnyWindow(limitedAt, WINDOW_MS),
-			lost: leadCount - bench.emulator.leads.size,
-			executionsFailed: results.filter((result) => result.status !== 200).length,
-			wallMs,
-			fastestMs: Math.floor((leadCount - 1) / limit) * WINDOW_MS,
-			timeline: timeline(requests),
-		};
-	} finally {
-		if (sameKey === undefined) await bench.stop();
+	const perExecution = leadCount / executions;
+	const started = performance.now();
+	const results = await Promise.all(
+		Array.from({ length: executions }, (_, index) =>
+			trigger(server, deployed, { items: leads(perExecution, index * perExecution) }),
+		),
+	);
+	const wallMs = performance.now() - started;
+	const failed = results.find((result) => result.status !== 200);
+	if (failed) {
+		const error = await queue.lastError(deployed.workflowId);
+		log(`  an execution failed (HTTP ${failed.status}): ${error ?? 'no stored error'}`);
 	}
+
+	const requests = bench.emulator.requests.filter((request) => request.path === '/v1/leads');
+	const limitedAt = requests.filter((r) => r.status === 429).map((r) => r.at);
+	if (QUEUE.requestLogDir) writeRequestLog(QUEUE.requestLogDir, id, requests, perExecution);
+	const workersUsed = queue.workers.filter((worker) =>
+		worker.executionIds().some((executionId) => !before.has(executionId)),
+	).length;
+	return {
+		workers,
+		busy,
+		executions,
+		/** Workers that ran at least one of the row's executions. */
+		workersUsed,
+		/** The server's requests per window (QUEUE.windowMs). */
+		limit,
+		headers: row.headers,
+		leads: leadCount,
+		requests: requests.length,
+		rateLimited: limitedAt.length,
+		max429PerWindow: maxInAnyWindow(limitedAt, WINDOW_MS),
+		lost: leadCount - bench.emulator.leads.size,
+		executionsFailed: results.filter((result) => result.status !== 200).length,
+		wallMs,
+		/**
+		 * When the server accepts the N-th request at the earliest: a client that sends each
+		 * window's `limit` requests at once, from a fresh key, gets it in after ⌊(N − 1) ÷ limit⌋
+		 * windows (sliding-log server).
+		 */
+		fastestMs: Math.floor((leadCount - 1) / limit) * WINDOW_MS,
+		/** Accepted/refused requests per tenth of a window, from the first request ("60/2 0/0 …"). */
+		timeline: timeline(requests),
+	};
 }
 
 /**
- * "All busy" (again three windows later, with BENCH_QUEUE_AGAIN), then, a window later, "one
- * busy" on the same key.
+ * The rows of one server limit and header family, `BENCH_QUEUE_RUNS` times: each on a fresh key,
+ * or with BENCH_QUEUE_SAME_KEY "all busy" (again three windows later, with BENCH_QUEUE_AGAIN),
+ * then, a window later, "one busy" on the same key.
  */
-async function measureRowsOnOneKey(
-	queue: N8nQueue,
-	server: BenchServer,
-	limit: number,
-	headers: RateLimitHeaderStyle | undefined,
-): Promise<QueueRow[]> {
-	const bench = await startRowEmulator(limit, headers);
-	try {
-		const rows = [await measureRow(queue, server, 'all', limit, headers, bench)];
-		if (QUEUE.again) {
-			await new Promise((resolve) => setTimeout(resolve, 3 * WINDOW_MS));
-			rows.push(await measureRow(queue, server, 'all', limit, headers, bench));
-		}
-		// A window later every server has refilled: "fastest" is the same as from a fresh key.
-		await new Promise((resolve) => setTimeout(resolve, WINDOW_MS));
-		if (!QUEUE.busy.includes('one')) return rows;
-		return [...rows, await measureRow(queue, server, 'one', limit, headers, bench)];
-	} finally {
-		await bench.stop();
-	}
-}
-
-/** The rows of one server limit and header family, `BENCH_QUEUE_RUNS` times. */
-async function measureRows(
-	queue: N8nQueue,
-	server: BenchServer,
-	limit: number,
-	headers: RateLimitHeaderStyle | undefined,
-): Promise<QueueRow[]> {
+async function measureRows(stage: Omit<Row, 'bench'>): Promise<QueueRow[]> {
 	const rows: QueueRow[] = [];
+	const { algorithm, resetRounding } = QUEUE;
+	const { limit, headers } = stage;
+	const rateLimit = { limit, windowMs: WINDOW_MS, algorithm, headers, resetRounding };
+	const onKey = <T>(work: (row: Row) => Promise<T>) =>
+		withEmulator({ rateLimit, recordRequests: true }, (bench) => work({ ...stage, bench }));
 	for (let run = 0; run < QUEUE.runs; run++) {
-		if (QUEUE.sameKey) rows.push(...(await measureRowsOnOneKey(queue, server, limit, headers)));
-		else {
-			for (const busy of QUEUE.busy)
-				rows.push(await measureRow(queue, server, busy, limit, headers));
+		if (!QUEUE.sameKey) {
+			for (const busy of QUEUE.busy) rows.push(await onKey((row) => measureRow(row, busy)));
+			continue;
 		}
+		await onKey(async (row) => {
+			rows.push(await measureRow(row, 'all'));
+			if (QUEUE.again) {
+				await sleep(3 * WINDOW_MS);
+				rows.push(await measureRow(row, 'all'));
+			}
+			// A window later every server has refilled: "fastest" is the same as from a fresh key.
+			await sleep(WINDOW_MS);
+			if (QUEUE.busy.includes('one')) rows.push(await measureRow(row, 'one'));
+		});
 	}
 	return rows;
 }
@@ -212,13 +158,24 @@ async function main(): Promise<void> {
 	const rows: QueueRow[] = [];
 	for (const workers of QUEUE.workerCounts) {
 		log(`starting queue mode with ${workers} workers`);
-		const { queue, server } = await startQueue(workers);
+		const sandbox = await sandboxWithPackage('queue', {}, log);
+		// Concurrency 1: executions started together go to different workers ("all busy").
+		const queue = await startN8nQueue(sandbox, { workers, concurrency: 1 });
+		onCleanup('queue', () => queue.stop());
+		const pid = findN8nPid(sandbox);
+		const server = {
+			name: 'main',
+			sandbox,
+			server: queue.main,
+			pid,
+			credentials: new Set<string>(),
+		};
 		for (const limit of QUEUE.limits) {
 			for (const headers of QUEUE.headerStyles) {
 				log(
 					`${workers} workers, busy ${QUEUE.busy.join(' then ')}${QUEUE.sameKey ? ' on the same key' : ''}: ${QUEUE.windowsOfLeads * limit} leads at ${limit} per window, headers ${headers ?? 'none'}`,
 				);
-				const measured = await measureRows(queue, server, limit, headers);
+				const measured = await measureRows({ queue, server, limit, headers });
 				for (const row of measured) {
 					log(
 						`  ${row.busy} busy: ${row.requests} requests, ${row.rateLimited} × 429, lost ${row.lost}, ${fixed(row.wallMs / 1000, 1)} s, fastest ÷ time ${fixed(ratio(row), 3)}; per ${WINDOW_MS / 10_000} s: ${row.timeline}`,
@@ -230,21 +187,14 @@ async function main(): Promise<void> {
 		await cleanupAll();
 	}
 	const markdown = QUEUE.limits
-		.map((limit, index) =>
-			renderSection(
-				queueSection(
-					rows.filter((row) => row.limit === limit),
-					index === QUEUE.limits.length - 1 ? queueNotes(rows) : [],
-				),
-			),
-		)
+		.map((limit, index) => {
+			const last = index === QUEUE.limits.length - 1;
+			const ofLimit = rows.filter((row) => row.limit === limit);
+			return renderSection(queueSection(ofLimit, last ? queueNotes(rows) : []));
+		})
 		.join('\n\n');
-	publishSection(
-		'Queue mode',
-		{ script: 'bench:queue', path: 'bench/queue.ts' },
-		markdown,
-		QUEUE.write,
-	);
+	const source = { script: 'bench:queue', path: 'bench/queue.ts' };
+	publishSection('Queue mode', source, markdown, QUEUE.write);
 }
 
 runBench('bench:queue', main);

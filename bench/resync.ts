@@ -1,19 +1,17 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * `npm run bench:resync`: a nightly CRM sync of 5,000 leads where 1% changed since the last
  * night, with Import Lead's Skip Unchanged Leads off and on, in a real n8n (SQLite) against the
  * API emulator at the real limit's shape: 60 requests per window, the window shrunk from a
- * minute to RESYNC_WINDOW_MS. Rows: requests sent, 429s, wall time, and that time at the real
+ * minute to a second. Rows: requests sent, 429s, wall time, and that time at the real
  * minute (requests ÷ 60). Rewrites the "Re-sync" section of BENCHMARKS.md. About 4 minutes.
  *
  *   BENCH_RESYNC_LEADS=5000   list size (default 5000)
  *   BENCH_PACKAGE_DIR=<dir>   install another build of the package (before/after comparisons)
  */
-
 import { N8N_VERSION } from '../devkit/n8n';
-import { cleanupAll, runBench } from './lib/cleanup';
-import { startBenchEmulator } from './lib/emulator';
-import { deploy, startBenchServer, trigger, type BenchServer } from './lib/n8n';
+import { cleanupAll, logger, runBench } from './lib/cleanup';
+import { deploy, startBenchServer, trigger, withEmulator, type BenchServer } from './lib/n8n';
 import { publishSection, renderSection, type Section } from './lib/report';
 import { fixed } from './lib/stats';
 import { leads } from '../devkit/workflows';
@@ -22,11 +20,9 @@ import { ourImportChain } from './lib/workflows';
 const LEADS = Number(process.env.BENCH_RESYNC_LEADS ?? 5000);
 const CHANGED_SHARE = 0.01;
 /** The API's 60 requests a minute, with the minute shrunk to one second. */
-const LIMIT = { requests: 60, windowMs: 1_000 };
+const LIMIT = { limit: 60, windowMs: 1_000, algorithm: 'sliding-log' as const };
 
-function log(message: string): void {
-	console.error(`[bench:resync ${new Date().toISOString().slice(11, 19)}] ${message}`);
-}
+const log = logger('bench:resync');
 
 interface Row {
 	label: string;
@@ -50,38 +46,26 @@ async function measure(
 	skipUnchanged: boolean,
 	runs: Array<{ label: string; list: ReturnType<typeof leads> }>,
 ): Promise<Row[]> {
-	const api = await startBenchEmulator({
-		rateLimit: { limit: LIMIT.requests, windowMs: LIMIT.windowMs, algorithm: 'sliding-log' },
-		recordRequests: false,
+	return await withEmulator({ rateLimit: LIMIT, recordRequests: false }, async (api) => {
+		const budget = { requestsPerMinute: (LIMIT.limit * 60_000) / LIMIT.windowMs, ...LIMIT };
+		const id = `resync-${skipUnchanged ? 'on' : 'off'}`;
+		const built = ourImportChain(id, api, budget, { saveSuccess: false, skipUnchanged });
+		const deployed = await deploy(bench, built);
+		const rows: Row[] = [];
+		for (const { label, list } of runs) {
+			const before = api.emulator.stats();
+			const answer = await trigger(bench, deployed, { items: list });
+			if (answer.status !== 200) throw new Error(`${label}: HTTP ${answer.status}`);
+			const after = api.emulator.stats();
+			const count = (status: string) =>
+				(after.byStatus[status] ?? 0) - (before.byStatus[status] ?? 0);
+			const [requests, rateLimited] = [after.requests - before.requests, count('429')];
+			const row = { label, requests, rateLimited, wallS: answer.wallMs / 1000 };
+			rows.push({ ...row, skipped: list.length - count('201') });
+			log(`${label}: ${requests} requests, ${rateLimited} × 429, ${fixed(row.wallS, 1)} s`);
+		}
+		return rows;
 	});
-	const built = ourImportChain(
-		`resync-${skipUnchanged ? 'on' : 'off'}`,
-		{
-			baseUrl: api.emulator.baseUrl,
-			apiKey: api.apiKey,
-			requestsPerMinute: (LIMIT.requests * 60_000) / LIMIT.windowMs,
-			windowSeconds: LIMIT.windowMs / 1000,
-		},
-		{ saveSuccess: false },
-	);
-	const node = built.workflow.nodes.find((each) => each.name === 'Import Lead')!;
-	node.parameters = { ...node.parameters, options: { skipUnchanged } };
-	const deployed = await deploy(bench, built.workflow, built.hookPath, [built.credential]);
-	const rows: Row[] = [];
-	for (const { label, list } of runs) {
-		const before = api.emulator.stats();
-		const answer = await trigger(bench, deployed, { items: list });
-		if (answer.status !== 200) throw new Error(`${label}: HTTP ${answer.status}`);
-		const after = api.emulator.stats();
-		const requests = after.requests - before.requests;
-		const rateLimited = (after.byStatus['429'] ?? 0) - (before.byStatus['429'] ?? 0);
-		const created = (after.byStatus['201'] ?? 0) - (before.byStatus['201'] ?? 0);
-		const row = { label, requests, rateLimited, wallS: answer.wallMs / 1000 };
-		rows.push({ ...row, skipped: list.length - created });
-		log(`${label}: ${requests} requests, ${rateLimited} × 429, ${fixed(row.wallS, 1)} s`);
-	}
-	await api.stop();
-	return rows;
 }
 
 function section(rows: Row[]): Section {
@@ -104,7 +88,7 @@ function section(rows: Row[]): Section {
 			`${fixed(row.requests / 60, 1)} min`,
 		]),
 		notes: [
-			`n8n ${N8N_VERSION}, one process, SQLite; the emulator allows ${LIMIT.requests} requests per ${LIMIT.windowMs} ms (sliding log), the credential's budget is the same.`,
+			`n8n ${N8N_VERSION}, one process, SQLite; the emulator allows ${LIMIT.limit} requests per ${LIMIT.windowMs} ms (sliding log), the credential's budget is the same.`,
 			'"re-sync": the list with every 100th lead renamed since the last sync. With the option on, the first sync records every lead in n8n\'s database; the re-sync runs the same workflow after it.',
 			"\"the key's limit spent\" is requests ÷ 60: the minutes of the real API's limit the sync uses up. Off, the sync cannot end sooner; on, the re-sync's requests fit in one minute's budget and go out as fast as the service answers.",
 			`Time with the option on, besides the requests: one database write per imported lead (the first sync: ${fixed(rows[1].wallS, 0)} s against ${fixed(rows[0].wallS, 0)} s off, about ${fixed(((rows[1].wallS - rows[0].wallS) * 1000) / LEADS, 0)} ms per lead on SQLite, hidden behind the rate limit at the real 60 per minute), and checking the whole list in 3 database calls per run (part of the re-sync's time, with n8n reading the ${LEADS.toLocaleString('en-US')} items from the webhook and splitting them).`,
@@ -124,8 +108,8 @@ async function main(): Promise<void> {
 		])),
 	];
 	await cleanupAll();
-	const markdown = renderSection(section(rows));
-	publishSection('Re-sync', { script: 'bench:resync', path: 'bench/resync.ts' }, markdown);
+	const source = { script: 'bench:resync', path: 'bench/resync.ts' };
+	publishSection('Re-sync', source, renderSection(section(rows)));
 }
 
 runBench('bench:resync', main);

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * `npm run bench`: throughput, overhead and memory of the node inside a real n8n, against the
  * API emulator. Prints Markdown tables and writes BENCHMARKS.md. Not part of `npm test`.
@@ -12,63 +12,21 @@
  *   BENCH_PACKAGE_DIR=<dir>  install another build of the package, e.g. to compare before/after
  *   BENCH_DEBUG=1            print the arrival gaps of every rate-limit run
  *   BENCH_RATE_ROWS=<a,b>    only the rate-limit rows whose label or headers contain one of these
+ *   BENCH_RATE_MATRIX=1      issue 35's single-process matrix instead of the usual rate rows
  */
-import * as fs from 'fs';
-import * as path from 'path';
+import { cleanupAll, logger, runBench } from './lib/cleanup';
+import { startBenchServer } from './lib/n8n';
+import { renderSection, writeReport, type Section } from './lib/report';
+import { distinct, fixed, sum } from './lib/stats';
+import { overheadSection, overheadVerdict, runOverhead, type OverheadRun } from './overhead';
+import { runRateScenarios, type RateResult } from './rate';
+import { meetsTarget, rateSection } from './rateReport';
+import { QUEUE_SCENARIOS, RATE_MATRIX, RATE_SCENARIOS } from './rateScenarios';
+import { listCallsSection, recordingAboveBaselineMb, recordingSection } from './memory';
+import { runListCalls, runRecording, type ListCallsRun, type RecordingRun } from './memory';
 
-import { N8N_VERSION, NODE24_VERSION, REPO_DIR } from '../devkit/n8n';
-import { cleanupAll, runBench } from './lib/cleanup';
-import { startBenchServer, type BenchServer } from './lib/n8n';
-import {
-	describeMachine,
-	keptSection,
-	renderReport,
-	renderSection,
-	type Section,
-} from './lib/report';
-import { fixed } from './lib/stats';
-import { listCallsSection, runListCalls } from './listCalls';
-import { overheadSection, runOverhead } from './overhead';
-import { runRateScenario, type RateResult } from './rate';
-import { rateSection } from './rateReport';
-import { QUEUE_SCENARIOS, RATE_MATRIX, RATE_SCENARIOS, type RateScenario } from './rateScenarios';
-import { recordingSection, runRecording } from './recording';
-import { summarize, type Measured } from './summary';
-
-const GROUPS = ['rate', 'overhead', 'recording', 'listCalls', 'queue'] as const;
-type Group = (typeof GROUPS)[number];
-
-function selectedGroups(): Set<Group> {
-	const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim());
-	if (!only) return new Set(GROUPS);
-	const unknown = only.filter((name) => !(GROUPS as readonly string[]).includes(name));
-	if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown ${unknown.join(', ')}`);
-	return new Set(only as Group[]);
-}
-
-function log(message: string): void {
-	console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
-}
-
-async function runScenarios(
-	scenarios: RateScenario[],
-	servers: BenchServer[],
-): Promise<RateResult[]> {
-	const results: RateResult[] = [];
-	for (const scenario of scenarios) {
-		for (let repeat = 0; repeat < (scenario.repeats ?? 1); repeat++) {
-			log(
-				`rate: ${scenario.label} on ${scenario.algorithm}${scenario.burst ? ` burst ${scenario.burst}` : ''}`,
-			);
-			const result = await runRateScenario(scenario, servers);
-			log(
-				`  imported ${result.imported}/${scenario.leads}, 429s ${result.outcome.rateLimited}, rate ÷ allowed ${fixed(result.outcome.rateRatio, 3)}`,
-			);
-			results.push(result);
-		}
-	}
-	return results;
-}
+const GROUPS = ['rate', 'overhead', 'recording', 'listCalls', 'queue'];
+const log = logger('bench');
 
 /** A normal run takes about 9 minutes; past this something hangs (an n8n that never answers). */
 const WATCHDOG_MS = 30 * 60_000;
@@ -79,9 +37,10 @@ async function main(): Promise<void> {
 		void cleanupAll().finally(() => process.exit(1));
 	}, WATCHDOG_MS);
 	watchdog.unref();
-	const groups = selectedGroups();
+	const groups = new Set(process.env.BENCH_ONLY?.split(',').map((name) => name.trim()) ?? GROUPS);
+	const unknown = [...groups].filter((name) => !GROUPS.includes(name));
+	if (unknown.length > 0) throw new Error(`BENCH_ONLY: unknown ${unknown.join(', ')}`);
 	const startedAt = new Date();
-	const started = performance.now();
 	const measured: Measured = { rate: [] };
 
 	const needsA = groups.has('rate') || groups.has('overhead') || groups.has('queue');
@@ -92,22 +51,20 @@ async function main(): Promise<void> {
 		needsA ? startBenchServer('a') : undefined,
 		needsB ? startBenchServer('b', { binaryDataMode: 'filesystem' }) : undefined,
 	]);
-	const failed = servers.find((result) => result.status === 'rejected');
-	if (failed) throw (failed as PromiseRejectedResult).reason;
-	const [a, b] = servers.map(
-		(result) => (result as PromiseFulfilledResult<BenchServer | undefined>).value,
-	);
+	const [a, b] = servers.map((result) => {
+		if (result.status === 'rejected') throw result.reason;
+		return result.value;
+	});
 	log(`n8n ready (A pid ${a?.pid ?? '-'}, B pid ${b?.pid ?? '-'})`);
 
-	const rateRows = process.env.BENCH_RATE_ROWS?.split(',');
+	const rows = process.env.BENCH_RATE_ROWS?.split(',');
 	const rateScenarios = (
 		process.env.BENCH_RATE_MATRIX === '1' ? RATE_MATRIX : RATE_SCENARIOS
 	).filter(
-		(scenario) =>
-			!rateRows ||
-			rateRows.some((text) => `${scenario.label} ${scenario.headers ?? ''}`.includes(text)),
+		(row) => !rows || rows.some((text) => `${row.label} ${row.headers ?? ''}`.includes(text)),
 	);
-	if (a && groups.has('rate')) measured.rate.push(...(await runScenarios(rateScenarios, [a])));
+	if (a && groups.has('rate'))
+		measured.rate.push(...(await runRateScenarios(rateScenarios, [a], log)));
 	if (a && groups.has('overhead')) {
 		log('overhead: 10 000 imports, ours and HTTP Request');
 		measured.overhead = await runOverhead(a);
@@ -121,7 +78,7 @@ async function main(): Promise<void> {
 		measured.listCalls = await runListCalls(b);
 	}
 	if (a && b && groups.has('queue')) {
-		measured.rate.push(...(await runScenarios(QUEUE_SCENARIOS, [a, b])));
+		measured.rate.push(...(await runRateScenarios(QUEUE_SCENARIOS, [a, b], log)));
 	}
 	await cleanupAll();
 
@@ -133,31 +90,65 @@ async function main(): Promise<void> {
 	const summary = summarize(measured);
 	console.log(sections.map(renderSection).join('\n\n'));
 	console.log(`\nSummary:\n${summary.map((line) => `- ${line}`).join('\n')}`);
-
 	if (groups.size === GROUPS.length) {
-		const report = renderReport(
-			{
-				machine: describeMachine(),
-				n8nVersion: N8N_VERSION,
-				n8nNode: NODE24_VERSION,
-				benchNode: process.versions.node,
-				startedAt,
-				durationS: (performance.now() - started) / 1000,
-			},
-			sections,
-			summary,
-		);
-		const file = path.join(REPO_DIR, 'BENCHMARKS.md');
-		const kept = [
-			keptSection(file, 'Queue mode', 'bench:queue'),
-			keptSection(file, 'Re-sync', 'bench:resync'),
-		];
-		fs.writeFileSync(
-			file,
-			`${report.trimEnd()}\n\n${kept.map((part) => part.trimEnd()).join('\n\n')}\n`,
-		);
+		writeReport(startedAt, sections, summary);
 		log('wrote BENCHMARKS.md');
 	}
+}
+
+interface Measured {
+	rate: RateResult[];
+	overhead?: OverheadRun[];
+	recording?: RecordingRun[];
+	listCalls?: ListCallsRun[];
+}
+
+/** The one-paragraph verdicts at the top of BENCHMARKS.md, from the measured results. */
+function summarize(measured: Measured): string[] {
+	const lines: string[] = [];
+	const ours = measured.rate.filter((r) => r.scenario.client === 'ours');
+	if (ours.length > 0) {
+		const verdict = (target: string) => {
+			const runs = ours.filter((r) => r.scenario.target === target);
+			return runs.length === 0 ? '-' : runs.every((r) => meetsTarget(r)) ? 'met' : 'NOT met';
+		};
+		const windows = ours.filter((r) => r.scenario.target === 'fastest');
+		const learn = ours.filter((r) => r.scenario.target === 'learn');
+		const stated = ours.filter((r) => r.scenario.target === 'stated');
+		lines.push(
+			`Rate budget in a real n8n: servers told the true budget ${verdict('fastest')} (worst time ÷ fastest ${fixed(Math.max(...windows.map((r) => r.outcome.timeRatio)), 3)}, ${sum(windows.map((r) => r.outcome.rateLimited))} × 429; target ≤ 1.05, 0 × 429); token bucket without burst ${verdict('learn')} (at most ${Math.max(0, ...learn.map((r) => r.outcome.rateLimited))} × 429 per run; target ≤ 1, then ≥ 0.95 of the rate); a credential above the limit the server states ${verdict('stated')} (worst time ÷ fastest ${fixed(Math.max(...stated.map((r) => r.outcome.timeRatio)), 3)}, at most ${Math.max(0, ...stated.map((r) => r.outcome.rateLimited))} × 429 per run; target ≤ 1 × 429, ≥ 0.95 of fastest); stricter servers (burst = limit, another client, two n8n processes) ${verdict('correct')} (0 lost); ${sum(ours.map((r) => r.lost))} leads lost in all.`,
+		);
+	}
+	const http = measured.rate.filter((r) => r.scenario.client !== 'ours');
+	if (http.length > 0) {
+		lines.push(
+			`HTTP Request node: ${http.map((r) => `${r.scenario.label.replace('HTTP Request, ', '')} (${r.scenario.algorithm}${r.scenario.burst ? ` burst ${r.scenario.burst}` : ''}) imported ${r.imported}/${r.scenario.leads} with ${r.outcome.rateLimited} × 429`).join('; ')}.`,
+		);
+	}
+	if (measured.overhead) {
+		const verdict = overheadVerdict(measured.overhead);
+		const extra = verdict.extraCpuMsPerItem;
+		const cpu =
+			extra >= 0
+				? `adds ${fixed(extra, 3)} ms of n8n CPU per item to the HTTP work`
+				: `uses ${fixed(-extra, 3)} ms less n8n CPU per item than the HTTP Request node`;
+		lines.push(
+			`Overhead: our node ${cpu} (target ≤ +0.5 ms: ${verdict.cpuMet ? 'met' : 'NOT met'}); wall time ours ÷ HTTP Request ${fixed(verdict.wallRatio)} (target ≤ 1: ${verdict.wallMet ? 'met' : 'NOT met, see the note in section 2'}).`,
+		);
+	}
+	if (measured.listCalls) {
+		const pages = measured.listCalls.map((run) => run.pages);
+		lines.push(
+			`List Calls over 50 000 calls: ${distinct(pages)} pages for a minimum of 500 (${pages.every((count) => count === 500) ? 'met' : 'NOT met'}).`,
+		);
+	}
+	if (measured.recording) {
+		const above = recordingAboveBaselineMb(measured.recording);
+		lines.push(
+			`200 MB recording: peak RSS ${fixed(above, 1)} MB above baseline (target < 64: ${above < 64 ? 'met' : 'NOT met'}).`,
+		);
+	}
+	return lines;
 }
 
 runBench('bench', main);

@@ -41,21 +41,21 @@ export async function cleanupAll(): Promise<void> {
 	while (disposers.length > 0) await runOne(disposers.pop() as Disposer);
 }
 
-export function cleanupOnSignals(): void {
-	for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-		process.once(signal, () => {
-			console.error(`\n[bench] ${signal}: stopping servers and emulators`);
-			void cleanupAll().finally(() => process.exit(130));
-		});
-	}
-}
+/** "[tag 12:34:56] message" on stderr: stdout carries only the tables. */
+export const logger = (tag: string) => (message: string) =>
+	console.error(`[${tag} ${new Date().toISOString().slice(11, 19)}] ${message}`);
 
 /**
  * Runs a bench script's main: Ctrl+C and a failure both stop everything it started, and a
  * failure sets a non-zero exit code with the stack under the script's tag.
  */
 export function runBench(tag: string, main: () => Promise<void>): void {
-	cleanupOnSignals();
+	for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+		process.once(signal, () => {
+			console.error(`\n[bench] ${signal}: stopping servers and emulators`);
+			void cleanupAll().finally(() => process.exit(130));
+		});
+	}
 	main()
 		.catch((error: unknown) => {
 			console.error(`[${tag}] failed: ${(error as Error).stack ?? String(error)}`);

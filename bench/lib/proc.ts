@@ -6,6 +6,9 @@
  */
 import * as fs from 'fs';
 
+import type { N8nSandbox } from '../../devkit/n8n';
+import { sleep } from './stats';
+
 /** Clock ticks per second of utime/stime; 100 on every Linux the bench targets. */
 const TICKS_PER_SECOND = 100;
 
@@ -14,64 +17,84 @@ export function cpuMs(pid: number): number {
 	const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
 	// The command name (field 2) may contain spaces: fields are counted after its closing ')'.
 	const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-	const utime = Number(fields[11]);
-	const stime = Number(fields[12]);
-	return ((utime + stime) * 1000) / TICKS_PER_SECOND;
+	return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
-function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+function statusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
 	const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
 	const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
 	if (!match) throw new Error(`no ${field} in /proc/${pid}/status`);
-	return Number(match[1]);
-}
-
-export function rssMb(pid: number): number {
-	return statusKb(pid, 'VmRSS') / 1024;
+	return Number(match[1]) / 1024;
 }
 
 /**
- * Peak RSS since the last resetPeakRss(). Writing 5 to clear_refs resets the kernel's
- * high-water mark, so the peak of one run is exact even between two 20 ms samples.
+ * The RSS now as the baseline, then stop() gives the peak since: the kernel's high-water mark
+ * (VmHWM, reset by writing 5 to clear_refs, so the peak is exact even between two samples),
+ * cross-checked by sampling every `everyMs`.
  */
-export function peakRssMb(pid: number): number {
-	return statusKb(pid, 'VmHWM') / 1024;
-}
-
-export function resetPeakRss(pid: number): boolean {
+export function trackPeakRss(pid: number, everyMs = 20): { baselineMb: number; stop(): number } {
+	const baselineMb = statusMb(pid, 'VmRSS');
+	let exact = true;
 	try {
 		fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
-		return true;
 	} catch {
-		return false; // older kernels: the sampler below still gives the peak
+		exact = false; // older kernels: the sampling still gives the peak
 	}
-}
-
-/** Samples RSS every `everyMs` until stopped; stop() returns the highest value seen. */
-export function sampleRss(pid: number, everyMs = 20): { stop(): number } {
-	let max = rssMb(pid);
+	let max = statusMb(pid, 'VmRSS');
 	const timer = setInterval(() => {
 		try {
-			max = Math.max(max, rssMb(pid));
+			max = Math.max(max, statusMb(pid, 'VmRSS'));
 		} catch {
 			// the process exited: keep what was seen
 		}
 	}, everyMs);
 	return {
+		baselineMb,
 		stop: () => {
 			clearInterval(timer);
-			return max;
+			return exact ? Math.max(max, statusMb(pid, 'VmHWM')) : max;
 		},
 	};
 }
 
+/**
+ * Waits until the n8n process has (almost) stopped using CPU: after answering the webhook it
+ * still finishes the execution (hooks, clean-up). Measuring before that would miss its cost,
+ * and a previous run's tail would land in the next measurement. Bounded to 10 s.
+ */
+export async function waitUntilIdle(pid: number): Promise<void> {
+	const deadline = Date.now() + 10_000;
+	let before = cpuMs(pid);
+	while (Date.now() < deadline) {
+		await sleep(250);
+		const now = cpuMs(pid);
+		if (now - before <= 20) return;
+		before = now;
+	}
+}
+
+/** Runs `work` once n8n is idle: its result, n8n's RSS just before and its peak during it. */
+export async function withPeakRss<T>(
+	pid: number,
+	work: () => Promise<T>,
+): Promise<{ value: T; baselineMb: number; peakMb: number }> {
+	await waitUntilIdle(pid);
+	const tracker = trackPeakRss(pid);
+	try {
+		const value = await work();
+		return { value, baselineMb: tracker.baselineMb, peakMb: tracker.stop() };
+	} finally {
+		tracker.stop(); // also on failure: the sampler must not outlive the run
+	}
+}
+
 /** Finds the `n8n start` process of a sandbox: its command line and its N8N_USER_FOLDER. */
-export function findN8nPid(n8nBin: string, userFolder: string): number {
+export function findN8nPid({ install, userFolder }: N8nSandbox): number {
 	for (const entry of fs.readdirSync('/proc')) {
 		if (!/^\d+$/.test(entry)) continue;
 		try {
 			const args = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-			if (args[1] !== n8nBin || args[2] !== 'start') continue;
+			if (args[1] !== install.n8nBin || args[2] !== 'start') continue;
 			const env = fs.readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
 			if (env.includes(`N8N_USER_FOLDER=${userFolder}`)) return Number(entry);
 		} catch {

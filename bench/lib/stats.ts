@@ -18,6 +18,11 @@ export function medianRange(values: number[], digits = 2): string {
 	return `${fixed(median(values), digits)} (${fixed(Math.min(...values), digits)}-${fixed(Math.max(...values), digits)})`;
 }
 
+export const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+
+/** The distinct values, "a, b": a column that should hold one value shows when it does not. */
+export const distinct = (values: unknown[]) => [...new Set(values)].join(', ');
+
 export function sleep(ms: number): Promise<void> {
 	return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -15,19 +15,17 @@ import {
 
 type WorkflowNode = WorkflowJson['nodes'][number];
 
+type Key = { emulator: { baseUrl: string }; apiKey: string };
+
+/** Our credential; `rateWindowSeconds` (a hidden field) is the bench's scaled window. */
 export function ourCredential(
 	id: string,
-	baseUrl: string,
-	apiKey: string,
+	{ emulator, apiKey }: Key,
 	requestsPerMinute: number,
-	/** The budget's window (hidden credential field): the bench's scaled window. */
 	rateWindowSeconds = 60,
 ): CredentialJson {
-	return credentialJson(
-		id,
-		{ baseUrl, apiKey, requestsPerMinute, rateWindowSeconds },
-		`Bench ${id}`,
-	);
+	const data = { baseUrl: emulator.baseUrl, apiKey, requestsPerMinute, rateWindowSeconds };
+	return credentialJson(id, data, `Bench ${id}`);
 }
 
 export function ourImportNode(credential: CredentialJson): WorkflowNode {
@@ -46,8 +44,9 @@ export function httpImportNode(
 	setup: HttpSetup,
 	limit?: { requests: number; windowMs: number; retryWaitMs: number },
 ): WorkflowNode {
-	if (setup !== 'defaults' && limit === undefined) throw new Error(`${setup} needs the limit`);
-	const node: WorkflowNode = {
+	const field = (name: string, value: string) => ({ name, value });
+	const batching = setup === 'batching' && limit;
+	return {
 		name: 'Import Lead',
 		type: 'n8n-nodes-base.httpRequest',
 		typeVersion: 4.2,
@@ -58,64 +57,29 @@ export function httpImportNode(
 			authentication: 'none',
 			sendHeaders: true,
 			specifyHeaders: 'keypair',
-			headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${apiKey}` }] },
+			headerParameters: { parameters: [field('Authorization', `Bearer ${apiKey}`)] },
 			sendBody: true,
 			contentType: 'json',
 			specifyBody: 'keypair',
 			bodyParameters: {
-				parameters: [
-					{ name: 'phone_e164', value: '={{ $json.phone }}' },
-					{ name: 'name', value: '={{ $json.name }}' },
-				],
+				parameters: [field('phone_e164', '={{ $json.phone }}'), field('name', '={{ $json.name }}')],
 			},
-			options:
-				setup === 'batching' && limit
-					? { batching: { batch: { batchSize: limit.requests, batchInterval: limit.windowMs } } }
-					: {},
+			options: batching
+				? { batching: { batch: { batchSize: limit.requests, batchInterval: limit.windowMs } } }
+				: {},
 		},
-	};
-	if (setup === 'retry' && limit) {
 		// "Retry On Fail" at its maximum: n8n caps maxTries at 5 and waitBetweenTries at 5000 ms.
-		Object.assign(node, { retryOnFail: true, maxTries: 5, waitBetweenTries: limit.retryWaitMs });
-	}
-	return node;
-}
-
-/** List Calls at the API's largest page. */
-export function listCallsNode(credential: CredentialJson, returnAll: boolean): WorkflowNode {
-	return ourNode({
-		name: 'List Calls',
-		parameters: parameters.listCalls(returnAll, 100),
-		credential,
-	});
-}
-
-/** Counts distinct call ids, so the webhook answers with one small item, not 50 000. */
-export function countUniqueIdsNode(): WorkflowNode {
-	return {
-		name: 'Count',
-		type: 'n8n-nodes-base.summarize',
-		typeVersion: 1.1,
-		position: [400, 0],
-		parameters: {
-			fieldsToSummarize: { values: [{ aggregation: 'countUnique', field: 'id' }] },
-			options: {},
-		},
+		...(setup === 'retry' && limit
+			? { retryOnFail: true, maxTries: 5, waitBetweenTries: limit.retryWaitMs }
+			: {}),
 	};
-}
-
-/** Get Recording with Download on. */
-export function getRecordingNode(credential: CredentialJson, callId: string): WorkflowNode {
-	return ourNode({
-		name: 'Get Recording',
-		parameters: parameters.getRecording(callId, true),
-		credential,
-	});
 }
 
 export interface BuiltWorkflow {
 	workflow: WorkflowJson;
 	hookPath: string;
+	/** The credential its nodes use, created on deploy if n8n does not have it yet. */
+	credential?: CredentialJson;
 }
 
 /**
@@ -128,31 +92,27 @@ export interface BuiltWorkflow {
 export function chain(
 	name: string,
 	nodes: WorkflowNode[],
-	options: { splitLeads?: boolean; saveSuccess?: boolean } = {},
+	options: { splitLeads?: boolean; saveSuccess?: boolean; credential?: CredentialJson } = {},
 ): BuiltWorkflow {
 	const workflow = chainWorkflow(
 		name,
 		[webhookTrigger(), ...(options.splitLeads ? [splitOutItems()] : []), ...nodes],
 		options.saveSuccess === false ? { saveDataSuccessExecution: 'none' } : {},
 	);
-	return { workflow, hookPath: webhookPath(workflow) };
+	return { workflow, hookPath: webhookPath(workflow), credential: options.credential };
 }
 
 /** Webhook -> Split Out -> our Import Lead, with a credential for the key at a scaled budget. */
 export function ourImportChain(
 	id: string,
-	target: { baseUrl: string; apiKey: string; requestsPerMinute: number; windowSeconds: number },
-	options: { saveSuccess?: boolean } = {},
-): BuiltWorkflow & { credential: CredentialJson } {
-	const credential = ourCredential(
-		id,
-		target.baseUrl,
-		target.apiKey,
-		target.requestsPerMinute,
-		target.windowSeconds,
-	);
-	return {
-		credential,
-		...chain(id, [ourImportNode(credential)], { splitLeads: true, ...options }),
-	};
+	key: Key,
+	budget: { requestsPerMinute: number; windowMs: number },
+	options: { saveSuccess?: boolean; skipUnchanged?: boolean } = {},
+): BuiltWorkflow {
+	const credential = ourCredential(id, key, budget.requestsPerMinute, budget.windowMs / 1000);
+	const node = ourImportNode(credential);
+	if (options.skipUnchanged !== undefined) {
+		node.parameters = { ...node.parameters, options: { skipUnchanged: options.skipUnchanged } };
+	}
+	return chain(id, [node], { splitLeads: true, saveSuccess: options.saveSuccess, credential });
 }
