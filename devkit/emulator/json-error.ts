@@ -52,8 +52,8 @@ export function describeJsonError(text: string): { pos: number; msg: string } {
 	const value = (): void => {
 		skipWhitespace();
 		const c = text[i];
-		if (c === '{') return object();
-		if (c === '[') return array();
+		if (c === '{') return container('}', member);
+		if (c === '[') return container(']', value);
 		if (c === '"') return string();
 		NUMBER.lastIndex = i;
 		if (NUMBER.test(text)) {
@@ -69,23 +69,18 @@ export function describeJsonError(text: string): { pos: number; msg: string } {
 		fail('Expecting value');
 	};
 
-	const object = (): void => {
+	/** An object or array after its opening bracket: items until `close`, comma-separated. */
+	const container = (close: string, item: () => void): void => {
 		i++;
 		skipWhitespace();
-		if (text[i] === '}') {
+		if (text[i] === close) {
 			i++;
 			return;
 		}
 		for (;;) {
+			item();
 			skipWhitespace();
-			if (text[i] !== '"') fail('Expecting property name enclosed in double quotes');
-			string();
-			skipWhitespace();
-			if (text[i] !== ':') fail("Expecting ':' delimiter");
-			i++;
-			value();
-			skipWhitespace();
-			if (text[i] === '}') {
+			if (text[i] === close) {
 				i++;
 				return;
 			}
@@ -93,24 +88,14 @@ export function describeJsonError(text: string): { pos: number; msg: string } {
 			i++;
 		}
 	};
-
-	const array = (): void => {
-		i++;
+	const member = (): void => {
 		skipWhitespace();
-		if (text[i] === ']') {
-			i++;
-			return;
-		}
-		for (;;) {
-			value();
-			skipWhitespace();
-			if (text[i] === ']') {
-				i++;
-				return;
-			}
-			if (text[i] !== ',') fail("Expecting ',' delimiter");
-			i++;
-		}
+		if (text[i] !== '"') fail('Expecting property name enclosed in double quotes');
+		string();
+		skipWhitespace();
+		if (text[i] !== ':') fail("Expecting ':' delimiter");
+		i++;
+		value();
 	};
 
 	try {

@@ -6,21 +6,18 @@
 import { IncomingMessage } from 'http';
 import { EmulatorStats, RecordedRequest } from './types';
 
+type Origin = 'api' | 'files';
+
 export class Recorder {
 	readonly requests: RecordedRequest[] = [];
 	readonly fileRequests: RecordedRequest[] = [];
 	private counts = { api: 0, files: 0 };
-	private byStatus: Record<'api' | 'files', Record<string, number>> = { api: {}, files: {} };
+	private byStatus: Record<Origin, Record<string, number>> = { api: {}, files: {} };
 
 	constructor(private readonly keepLog: boolean) {}
 
 	/** Called on arrival, so the log is in arrival order even when answers finish out of order. */
-	begin(
-		origin: 'api' | 'files',
-		req: IncomingMessage,
-		path: string,
-		query: Record<string, string>,
-	): RecordedRequest {
+	begin(origin: Origin, req: IncomingMessage, path: string, query: Record<string, string>) {
 		const record: RecordedRequest = {
 			origin,
 			method: req.method ?? 'GET',
@@ -37,24 +34,22 @@ export class Recorder {
 		return record;
 	}
 
-	finish(
-		record: RecordedRequest,
-		status: RecordedRequest['status'],
-		answerHeaders?: Record<string, string>,
-	): void {
+	finish(record: RecordedRequest, status: RecordedRequest['status'], answerHeaders?: object): void {
 		record.status = status;
-		if (this.keepLog && answerHeaders !== undefined) record.answerHeaders = answerHeaders;
+		if (this.keepLog && answerHeaders)
+			record.answerHeaders = answerHeaders as Record<string, string>;
 		const counts = this.byStatus[record.origin];
-		counts[String(status)] = (counts[String(status)] ?? 0) + 1;
+		counts[status] = (counts[status] ?? 0) + 1;
 	}
 
 	stats(leads: number): EmulatorStats {
+		const { api, files } = this.byStatus;
 		return {
 			requests: this.counts.api,
-			byStatus: { ...this.byStatus.api },
+			byStatus: { ...api },
 			leads,
 			fileRequests: this.counts.files,
-			fileByStatus: { ...this.byStatus.files },
+			fileByStatus: { ...files },
 		};
 	}
 

@@ -1,6 +1,6 @@
 /**
- * Public types of the API emulator. The shapes here are a contract with the node's test suites
- * (in-process and over HTTP), so change them only together with those suites.
+ * Public types of the API emulator: a contract with the node's suites (in process and over
+ * HTTP), so change them only together with those suites.
  */
 
 export type Scope = 'leads:write' | 'calls:read' | 'recordings:read';
@@ -33,14 +33,12 @@ export const RATE_LIMIT_HEADER_STYLES: readonly RateLimitHeaderStyle[] = [
 ];
 
 /**
- * How a stated Reset (seconds from now, or epoch seconds) is rounded to whole seconds; the spec
- * leaves it open. 'up' (default) is never early; 'down' (`Math.floor`, common in hand-written
- * limiters) states a reset up to 1 s before Remaining goes up, and 0 s while it is still 0;
- * 'nearest' is up to half a second early or late. Retry-After is always rounded up.
+ * How a stated Reset is rounded to whole seconds; the spec leaves it open. 'up' (default) is never
+ * early; 'down' (`Math.floor`, common in hand-written limiters) states a reset up to 1 s before
+ * Remaining goes up, and 0 s while it is still 0; 'nearest' is up to half a second early or late.
+ * Retry-After is always rounded up.
  */
 export type ResetRounding = 'up' | 'down' | 'nearest';
-
-export const RESET_ROUNDINGS: readonly ResetRounding[] = ['up', 'down', 'nearest'];
 
 export interface RateLimitConfig {
 	limit: number;
@@ -51,7 +49,7 @@ export interface RateLimitConfig {
 	burst?: number;
 	/** Default: none (the spec shows no rate-limit headers). */
 	headers?: RateLimitHeaderStyle;
-	/** How the headers' Reset is rounded to whole seconds (default 'up'). */
+	/** Default 'up'. */
 	resetRounding?: ResetRounding;
 }
 
@@ -63,7 +61,7 @@ export type PaginationStyle =
 	| 'array-link-header' // top-level array + `Link: <url>; rel="next"` when there is more
 	| 'data-page'; // { data: [...], page, pages, total }, next page by `page=N`
 
-/** Every pagination style, for suites that run once per style. */
+/** Every cursor style, for suites that run once per style. */
 export const PAGINATION_STYLES: readonly PaginationStyle[] = [
 	'data-next_cursor',
 	'items-nextCursor',
@@ -72,7 +70,7 @@ export const PAGINATION_STYLES: readonly PaginationStyle[] = [
 	'array-link-header',
 ];
 
-/** Page numbers (`data-page`): kept out of PAGINATION_STYLES, whose suites expect stable cursors. */
+/** Page numbers: kept out of PAGINATION_STYLES, whose suites expect stable cursors. */
 export const PAGE_NUMBER_STYLE: PaginationStyle = 'data-page';
 
 /**
@@ -98,24 +96,17 @@ export interface RecordingProcessing {
 
 /**
  * How the file host names a recording (the spec shows no recording fields, and real hosts differ):
- * - 'by-call' (default): the address ends in `/recordings/<call id>.mp3` and Content-Disposition
- *   says `filename="<call id>.mp3"`;
+ * - 'by-call' (default): `/recordings/<call id>.mp3`, Content-Disposition `filename="<id>.mp3"`;
  * - 'same': every file has the same name, `/recordings/<call id>/recording.mp3` and
  *   `filename="recording.mp3"` (hosts that keep each file in a folder of its own);
  * - 'content': `/recordings/<call id>/content`, no Content-Disposition (a name without extension).
  */
 export type RecordingFileNames = 'by-call' | 'same' | 'content';
 
-export const RECORDING_FILE_NAMES: readonly RecordingFileNames[] = ['by-call', 'same', 'content'];
-
 /** How the file host serves recordings; changeable while running (`setRecordingFiles`). */
 export interface RecordingFiles {
-	/** Default 'by-call'. */
 	recordingFileNames: RecordingFileNames;
-	/**
-	 * The Content-Type recordings are served with (and the API's `content_type`): default
-	 * 'audio/mpeg'; 'application/octet-stream' as S3 often serves uploads.
-	 */
+	/** Also the API's `content_type`; default 'audio/mpeg' ('application/octet-stream': S3's). */
 	recordingContentType: string;
 }
 
@@ -148,12 +139,10 @@ export interface EmulatorOptions {
 	recordingBytes?: number;
 	/** Recordings of added calls (seeded calls are always ready); default ready at once. */
 	recordingProcessing?: Partial<RecordingProcessing>;
-	/** How the file host names recordings (default 'by-call'; see RecordingFileNames). */
+	/** Default 'by-call'. */
 	recordingFileNames?: RecordingFileNames;
-	/** The Content-Type recordings are served with; default 'audio/mpeg'. */
+	/** Default 'audio/mpeg'. */
 	recordingContentType?: string;
-	/** Lifetime of signed recording URLs; default 15 minutes. */
-	signedUrlTtlMs?: number;
 	/** Default true: phone_e164 must match ^\+[1-9]\d{1,14}$. */
 	strictPhone?: boolean;
 	/** Default true; false keeps only the counters of stats() (for 10k-request benchmarks). */
@@ -177,49 +166,39 @@ export interface RecordedRequest {
 	status: number | 'reset' | 'hang';
 	/** ms since the epoch, at arrival. */
 	at: number;
-	/** Set when an injected fault decided (or damaged) the answer. Extension. */
+	/** Set when an injected fault decided (or damaged) the answer. */
 	fault?: Fault['kind'];
 	/** The answer's headers, when it was sent (to see what a rate-limited key was told). */
 	answerHeaders?: Record<string, string>;
 }
 
-/**
- * A path filter: a string matches the exact path, or every path below it when it ends in '/'
- * (for example '/recordings/'); a RegExp is tested against the path.
- */
+/** A string matches the exact path, or every path below it when it ends in '/'. */
 export type PathMatcher = string | RegExp;
 
-/**
- * Faults are consumed FIFO: each request takes the first queued fault that matches it.
- * `origin` (extension) limits a fault to one server; without it, status/reset/hang faults match
- * requests on both origins.
- */
+interface FaultTarget {
+	count?: number;
+	path?: PathMatcher;
+	method?: string;
+	/** Without it, the fault matches requests on both origins. */
+	origin?: 'api' | 'files';
+}
+
+/** Faults are consumed FIFO: each request takes the first queued fault that matches it. */
 export type Fault =
-	| {
+	| (FaultTarget & {
 			kind: 'status';
 			status: number;
-			count?: number;
-			/** Sent verbatim as the Retry-After header; omitted when undefined. */
+			/** Sent verbatim as the Retry-After header. */
 			retryAfter?: string;
 			/** More headers, sent verbatim (a rate-limit count the limiter would not state). */
 			headers?: Record<string, string>;
-			/** Default: {"detail":"<reason phrase>"} as JSON. */
+			/** Default: {"detail":"<reason phrase>"}. */
 			body?: string;
 			/** Default: application/json, or text/html when the body starts with '<'. */
 			contentType?: string;
-			path?: PathMatcher;
-			method?: string;
-			origin?: 'api' | 'files';
-	  }
-	| {
-			kind: 'reset';
-			when: 'before-body' | 'after-body';
-			count?: number;
-			path?: PathMatcher;
-			method?: string;
-			origin?: 'api' | 'files';
-	  }
-	| { kind: 'hang'; count?: number; path?: PathMatcher; method?: string; origin?: 'api' | 'files' }
+	  })
+	| (FaultTarget & { kind: 'reset'; when: 'before-body' | 'after-body' })
+	| (FaultTarget & { kind: 'hang' })
 	| { kind: 'truncate'; count?: number; path?: PathMatcher }
 	| { kind: 'expire-signed-urls' };
 
@@ -236,19 +215,16 @@ export interface StoredLead {
 	writes: number;
 }
 
-export type CallDirection = 'inbound' | 'outbound';
-export type CallStatus = 'completed' | 'missed' | 'voicemail';
-
 export interface CallRecord {
 	id: string;
 	created_at: string;
 	started_at: string;
 	ended_at: string;
 	duration_seconds: number;
-	direction: CallDirection;
+	direction: 'inbound' | 'outbound';
 	from_e164: string;
 	to_e164: string;
-	status: CallStatus;
+	status: 'completed' | 'missed' | 'voicemail';
 	lead_id: string | null;
 	has_recording: boolean;
 }
@@ -259,7 +235,6 @@ export interface EmulatorStats {
 	/** API-origin answers by status: '201', '429', 'reset', 'hang', ... */
 	byStatus: Record<string, number>;
 	leads: number;
-	/** File-origin counterparts (extension). */
 	fileRequests: number;
 	fileByStatus: Record<string, number>;
 }
@@ -267,9 +242,9 @@ export interface EmulatorStats {
 export interface Emulator {
 	/** e.g. http://127.0.0.1:43123 (no trailing slash). */
 	baseUrl: string;
-	/** Second origin (other port) serving signed recordings. */
+	/** The second origin, serving signed recordings. */
 	fileBaseUrl: string;
-	/** API origin, in arrival order, including 401/403/422/429 and faults. */
+	/** In arrival order, including 401/403/422/429 and faults. */
 	readonly requests: RecordedRequest[];
 	readonly fileRequests: RecordedRequest[];
 	/** Keyed by phone_e164. */
@@ -280,9 +255,7 @@ export interface Emulator {
 	clearFaults(): void;
 	/** Also resets the limiter state. */
 	setRateLimit(cfg: RateLimitConfig | false): void;
-	/** Changes how recordings of calls added from now on are processed (see RecordingProcessing). */
 	setRecordingProcessing(processing: Partial<RecordingProcessing>): RecordingProcessing;
-	/** Changes how the file host names and types recordings from now on (see RecordingFiles). */
 	setRecordingFiles(files: Partial<RecordingFiles>): RecordingFiles;
 	/** New calls become the newest (front of the list); returned newest first, like `calls`. */
 	addCalls(n: number, overrides?: Partial<CallRecord>): CallRecord[];
