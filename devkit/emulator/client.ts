@@ -7,22 +7,11 @@ import { serializeFault } from './faults';
 import { CallRecord, Fault, RateLimitConfig, RecordingFiles, RecordingProcessing } from './types';
 
 export type { EmulatorState };
+export type EmulatorControl = ReturnType<typeof connectEmulator>;
 
-export interface EmulatorControl {
-	state(options?: { since?: number; fileSince?: number; calls?: boolean }): Promise<EmulatorState>;
-	inject(fault: Fault | Fault[]): Promise<void>;
-	clearFaults(): Promise<void>;
-	setRateLimit(cfg: RateLimitConfig | false): Promise<void>;
-	setRecordingProcessing(change: Partial<RecordingProcessing>): Promise<void>;
-	setRecordingFiles(change: Partial<RecordingFiles>): Promise<void>;
-	addCalls(count: number, overrides?: Partial<CallRecord>): Promise<CallRecord[]>;
-	reset(): Promise<void>;
-}
-
-export function connectEmulator(baseUrl: string): EmulatorControl {
+export function connectEmulator(baseUrl: string) {
 	const root = `${baseUrl.replace(/\/+$/, '')}/__emulator`;
-	// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each caller names what it reads
-	const call = async (method: string, path: string, body?: unknown): Promise<any> => {
+	const call = async <T = void>(method: string, path: string, body?: unknown): Promise<T> => {
 		const response = await fetch(`${root}${path}`, {
 			method,
 			headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
@@ -35,14 +24,19 @@ export function connectEmulator(baseUrl: string): EmulatorControl {
 	};
 	return {
 		state: ({ since = 0, fileSince = 0, calls = false } = {}) =>
-			call('GET', `/state?since=${since}&fileSince=${fileSince}${calls ? '&calls=true' : ''}`),
-		inject: (fault) => call('POST', '/faults', [fault].flat().map(serializeFault)),
+			call<EmulatorState>(
+				'GET',
+				`/state?since=${since}&fileSince=${fileSince}${calls ? '&calls=true' : ''}`,
+			),
+		inject: (fault: Fault | Fault[]) => call('POST', '/faults', [fault].flat().map(serializeFault)),
 		clearFaults: () => call('DELETE', '/faults'),
-		setRateLimit: (cfg) => call('POST', '/rate-limit', cfg),
-		setRecordingProcessing: (change) => call('POST', '/recording-processing', change),
-		setRecordingFiles: (change) => call('POST', '/recording-files', change),
-		addCalls: async (count, overrides = {}) =>
-			(await call('POST', '/calls', { count, overrides })).calls,
+		setRateLimit: (cfg: RateLimitConfig | false) => call('POST', '/rate-limit', cfg),
+		setRecordingProcessing: (change: Partial<RecordingProcessing>) =>
+			call('POST', '/recording-processing', change),
+		setRecordingFiles: (change: Partial<RecordingFiles>) =>
+			call('POST', '/recording-files', change),
+		addCalls: async (count: number, overrides: Partial<CallRecord> = {}) =>
+			(await call<{ calls: CallRecord[] }>('POST', '/calls', { count, overrides })).calls,
 		reset: () => call('POST', '/reset'),
 	};
 }

@@ -6,8 +6,7 @@
  */
 import { createHash } from 'crypto';
 import { IncomingMessage, ServerResponse } from 'http';
-import { statusFaultReply } from './faults';
-import { queryRecord, Reply, resetSocket, sendReply, xml } from './http';
+import { Reply, xml } from './http';
 import { callIdOfRecordingPath, recordingDisposition } from './recordings';
 import type { EmulatorServer } from './server';
 
@@ -39,7 +38,7 @@ export function recordingBytes(callId: string, n: number): Buffer {
 }
 
 /** Checks that run before any byte of the file is sent: the call's id, or the error answer. */
-function check(
+export function checkFile(
 	req: IncomingMessage,
 	query: Record<string, string>,
 	path: string,
@@ -48,21 +47,9 @@ function check(
 	const noSuchKey = xml(404, 'NoSuchKey', 'The specified key does not exist.');
 	if (req.headers.authorization !== undefined)
 		return xml(400, 'InvalidArgument', 'Only one auth mechanism allowed');
-	if (req.method !== 'GET')
-		return xml(
-			405,
-			'MethodNotAllowed',
-			'The specified method is not allowed against this resource.',
-		);
 	const callId = callIdOfRecordingPath(path);
 	if (callId === undefined) return noSuchKey;
-	const { expires, signature } = query;
-	if (expires === undefined || signature === undefined)
-		return xml(
-			403,
-			'AccessDenied',
-			'Query-string authentication requires the Signature and Expires parameters',
-		);
+	const { expires = '', signature = '' } = query;
 	if (!emu.signer.verify(callId, expires, signature)) {
 		const message =
 			'The request signature we calculated does not match the signature you provided.';
@@ -77,7 +64,7 @@ function check(
  * Streams the file. With `truncate`, the headers announce the full length but only half the
  * bytes are sent before the connection is cut.
  */
-async function serveFile(
+export async function serveFile(
 	req: IncomingMessage,
 	res: ServerResponse,
 	callId: string,
@@ -113,33 +100,4 @@ async function serveFile(
 	}
 	if (truncate) req.socket.destroy();
 	else res.end();
-}
-
-/** One file-origin request: recorded, then an injected fault or the file. */
-export async function handleFileRequest(
-	emu: EmulatorServer,
-	req: IncomingMessage,
-	res: ServerResponse,
-) {
-	const url = new URL(req.url ?? '/', 'http://files');
-	const query = queryRecord(url.searchParams);
-	const { recorder } = emu;
-	const record = recorder.begin('files', req, url.pathname, query);
-	const fault = emu.faults.take('files', req.method ?? 'GET', url.pathname);
-	if (fault) record.fault = fault.kind;
-	if (fault?.kind === 'reset') {
-		recorder.finish(record, 'reset');
-		return resetSocket(req);
-	}
-	req.resume(); // GET: nothing to read, but drain whatever was sent
-	if (fault?.kind === 'hang') return recorder.finish(record, 'hang');
-	const reply =
-		fault?.kind === 'status' ? statusFaultReply(fault) : check(req, query, url.pathname, emu);
-	if (typeof reply !== 'string') {
-		sendReply(res, reply);
-		return recorder.finish(record, reply.status);
-	}
-	// Told as soon as the headers go out, so a test sees it while a long body still streams.
-	recorder.finish(record, 200);
-	await serveFile(req, res, reply, emu, fault?.kind === 'truncate');
 }

@@ -3,7 +3,6 @@
  * also change while it runs (recording processing, recording files).
  */
 import { DEMO_KEY_SCOPES } from './auth';
-import { DEFAULT_RATE_LIMIT } from './rate-limit';
 import {
 	EmulatorOptions,
 	PENDING_RECORDING_ANSWERS,
@@ -45,7 +44,7 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
 	const { recordingProcessing, recordingFileNames, recordingContentType, ...rest } = options;
 	return {
 		keys: DEMO_KEY_SCOPES,
-		rateLimit: DEFAULT_RATE_LIMIT,
+		rateLimit: { limit: 60, windowMs: 60_000 },
 		seedCalls: 120,
 		paginationStyle: 'data-next_cursor',
 		listOrder: 'newest-first',

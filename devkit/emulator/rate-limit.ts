@@ -10,12 +10,6 @@
 import { performance } from 'perf_hooks';
 import { RATE_LIMIT_HEADER_STYLES, RateLimitConfig, RateLimitHeaderStyle } from './types';
 
-export const DEFAULT_RATE_LIMIT: RateLimitConfig = {
-	limit: 60,
-	windowMs: 60_000,
-	algorithm: 'sliding-log',
-};
-
 type State = { remaining: number; resetMs: number };
 
 interface Limiter {
@@ -143,30 +137,19 @@ export function rateLimitHeaders(
 	const resetSeconds = Math.max(0, round(state.resetMs / 1000));
 	const limit = String(cfg.limit);
 	const remaining = String(Math.max(0, state.remaining));
-	switch (style) {
-		case 'x-ratelimit-delta':
-		case 'x-ratelimit-epoch':
-			return {
-				'X-RateLimit-Limit': limit,
-				'X-RateLimit-Remaining': remaining,
-				'X-RateLimit-Reset': String(
-					style === 'x-ratelimit-delta' ? resetSeconds : round((epochNowMs + state.resetMs) / 1000),
-				),
-			};
-		case 'ratelimit':
-			return {
-				'RateLimit-Limit': limit,
-				'RateLimit-Remaining': remaining,
-				'RateLimit-Reset': String(resetSeconds),
-			};
-		case 'ietf':
-			return {
-				'RateLimit-Policy': `"default";q=${limit};w=${Math.round(cfg.windowMs / 1000)}`,
-				RateLimit: `"default";r=${remaining};t=${resetSeconds}`,
-			};
-		default:
-			return {};
+	if (style === 'ietf') {
+		const policy = `"default";q=${limit};w=${Math.round(cfg.windowMs / 1000)}`;
+		return { 'RateLimit-Policy': policy, RateLimit: `"default";r=${remaining};t=${resetSeconds}` };
 	}
+	if (style === undefined) return {};
+	const prefix = style === 'ratelimit' ? 'RateLimit' : 'X-RateLimit';
+	const epoch = style === 'x-ratelimit-epoch';
+	const reset = epoch ? round((epochNowMs + state.resetMs) / 1000) : resetSeconds;
+	return {
+		[`${prefix}-Limit`]: limit,
+		[`${prefix}-Remaining`]: remaining,
+		[`${prefix}-Reset`]: String(reset),
+	};
 }
 
 export type RateDecision = ({ ok: true } | { ok: false; retryAfterSeconds: number }) & {

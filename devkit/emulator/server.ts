@@ -13,14 +13,77 @@ import { CallStore } from './calls';
 import { listCalls } from './calls-list';
 import { CONTROL_PREFIX, handleControl } from './control';
 import { FaultQueue, statusFaultReply } from './faults';
-import { handleFileRequest } from './file-host';
+import { checkFile, serveFile } from './file-host';
 import * as http from './http';
 import { importLead, LeadStore } from './leads';
 import { ResolvedOptions, resolveFiles, resolveOptions, resolveProcessing } from './options';
 import { RateLimiter } from './rate-limit';
 import { getRecording, UrlSigner } from './recordings';
-import { Recorder } from './recorder';
 import type * as T from './types';
+
+/**
+ * Request log and counters. Counters are always kept (benchmarks read them after 10 000
+ * requests); the full log only when recordRequests is on, since it holds every header and body.
+ */
+type Origin = 'api' | 'files';
+
+export class Recorder {
+	readonly requests: T.RecordedRequest[] = [];
+	readonly fileRequests: T.RecordedRequest[] = [];
+	private counts = { api: 0, files: 0 };
+	private byStatus: Record<Origin, Record<string, number>> = { api: {}, files: {} };
+
+	constructor(private readonly keepLog: boolean) {}
+
+	/** Called on arrival, so the log is in arrival order even when answers finish out of order. */
+	begin(origin: Origin, req: IncomingMessage, path: string, query: Record<string, string>) {
+		const record: T.RecordedRequest = {
+			origin,
+			method: req.method ?? 'GET',
+			path,
+			query,
+			// Copying headers is wasted work when the log is off (10 000-request benchmark runs).
+			headers: this.keepLog ? { ...req.headers } : {},
+			body: '',
+			status: 'hang', // replaced by finish(); stays 'hang' for a request never answered
+			at: Date.now(),
+		};
+		this.counts[origin]++;
+		if (this.keepLog) (origin === 'api' ? this.requests : this.fileRequests).push(record);
+		return record;
+	}
+
+	finish(
+		record: T.RecordedRequest,
+		status: T.RecordedRequest['status'],
+		answerHeaders?: object,
+	): void {
+		record.status = status;
+		if (this.keepLog && answerHeaders)
+			record.answerHeaders = answerHeaders as Record<string, string>;
+		const counts = this.byStatus[record.origin];
+		counts[status] = (counts[status] ?? 0) + 1;
+	}
+
+	stats(leads: number): T.EmulatorStats {
+		const { api, files } = this.byStatus;
+		return {
+			requests: this.counts.api,
+			byStatus: { ...api },
+			leads,
+			fileRequests: this.counts.files,
+			fileByStatus: { ...files },
+		};
+	}
+
+	clear(): void {
+		// Emptied in place: callers may hold a reference to the arrays.
+		this.requests.length = 0;
+		this.fileRequests.length = 0;
+		this.counts = { api: 0, files: 0 };
+		this.byStatus = { api: {}, files: {} };
+	}
+}
 
 export class EmulatorServer implements T.Emulator {
 	baseUrl = '';
@@ -36,8 +99,14 @@ export class EmulatorServer implements T.Emulator {
 	readonly signer = new UrlSigner();
 	processing: T.RecordingProcessing;
 	files: T.RecordingFiles;
-	private readonly api = createServer((req, res) => void this.onApi(req, res));
-	private readonly fileHost = createServer((req, res) => void this.onFile(req, res));
+	private readonly api = createServer(
+		(req, res) =>
+			void this.serve('api', req, res, (url, _query, body) => this.route(req, url, body)),
+	);
+	private readonly fileHost = createServer(
+		(req, res) =>
+			void this.serve('files', req, res, (url, query) => checkFile(req, query, url.pathname, this)),
+	);
 
 	constructor(readonly opts: ResolvedOptions) {
 		this.limiter = new RateLimiter(opts.rateLimit);
@@ -105,31 +174,44 @@ export class EmulatorServer implements T.Emulator {
 		await Promise.all([http.close(this.api), http.close(this.fileHost)]);
 	}
 
-	private async onApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
-		const url = new URL(req.url ?? '/', 'http://emulator');
-		const method = req.method ?? 'GET';
-		const query = http.queryRecord(url.searchParams);
+	/**
+	 * One request on either origin: recorded, then an injected fault or the origin's answer (a
+	 * reply, or on the file origin the call whose file to stream).
+	 */
+	private async serve(
+		origin: 'api' | 'files',
+		req: IncomingMessage,
+		res: ServerResponse,
+		answer: (url: URL, query: Record<string, string>, body: string) => http.Reply | string,
+	): Promise<void> {
 		try {
-			if (url.pathname.startsWith(CONTROL_PREFIX)) {
-				const route = `${method} ${url.pathname.slice(CONTROL_PREFIX.length - 1)}`;
+			const url = new URL(req.url ?? '/', 'http://emulator');
+			const query = http.queryRecord(url.searchParams);
+			if (origin === 'api' && url.pathname.startsWith(CONTROL_PREFIX)) {
+				const route = `${req.method} ${url.pathname.slice(CONTROL_PREFIX.length - 1)}`;
 				return http.sendReply(res, handleControl(this, route, query, await http.readBody(req)));
 			}
-			const record = this.recorder.begin('api', req, url.pathname, query);
-			const fault = this.faults.take('api', method, url.pathname);
+			const record = this.recorder.begin(origin, req, url.pathname, query);
+			const fault = this.faults.take(origin, record.method, url.pathname);
 			if (fault) record.fault = fault.kind;
-			if (fault?.kind === 'reset' && fault.when === 'before-body') {
+			const reset = (): void => {
 				this.recorder.finish(record, 'reset');
-				return http.resetSocket(req);
-			}
+				http.resetSocket(req);
+			};
+			// The file origin resets before the body whatever `when` says.
+			if (fault?.kind === 'reset' && (origin === 'files' || fault.when === 'before-body'))
+				return reset();
 			record.body = await http.readBody(req);
 			if (fault?.kind === 'hang') return this.recorder.finish(record, 'hang');
 			const reply =
-				fault?.kind === 'status' ? statusFaultReply(fault) : this.route(req, url, record.body);
-			if (fault?.kind === 'reset') {
-				// after-body: the request was fully processed (a lead really was upserted); only the
-				// answer is lost, which is exactly when a client must retry an idempotent call safely.
-				this.recorder.finish(record, 'reset');
-				return http.resetSocket(req);
+				fault?.kind === 'status' ? statusFaultReply(fault) : answer(url, query, record.body);
+			// after-body: the request was fully processed (a lead really was upserted); only the
+			// answer is lost, which is exactly when a client must retry an idempotent call safely.
+			if (fault?.kind === 'reset') return reset();
+			if (typeof reply === 'string') {
+				// Told as soon as the headers go out, so a test sees it while a long body still streams.
+				this.recorder.finish(record, 200);
+				return await serveFile(req, res, reply, this, fault?.kind === 'truncate');
 			}
 			http.sendReply(res, reply);
 			this.recorder.finish(record, reply.status, reply.headers);
@@ -170,14 +252,6 @@ export class EmulatorServer implements T.Emulator {
 		}
 		const reply = handler();
 		return { ...reply, headers: { ...reply.headers, ...decision.headers } };
-	}
-
-	private async onFile(req: IncomingMessage, res: ServerResponse): Promise<void> {
-		try {
-			await handleFileRequest(this, req, res);
-		} catch (error) {
-			http.internalError(res, error);
-		}
 	}
 }
 

@@ -23,14 +23,13 @@ export type RateLimitAlgorithm = 'sliding-log' | 'fixed-window' | 'token-bucket'
  * window's end (fixed window), when the oldest counted request leaves the window (sliding log),
  * when the next token comes (token bucket).
  */
-export type RateLimitHeaderStyle = 'x-ratelimit-delta' | 'x-ratelimit-epoch' | 'ratelimit' | 'ietf';
-
-export const RATE_LIMIT_HEADER_STYLES: readonly RateLimitHeaderStyle[] = [
+export const RATE_LIMIT_HEADER_STYLES = [
 	'x-ratelimit-delta',
 	'x-ratelimit-epoch',
 	'ratelimit',
 	'ietf',
-];
+] as const;
+export type RateLimitHeaderStyle = (typeof RATE_LIMIT_HEADER_STYLES)[number];
 
 /**
  * How a stated Reset is rounded to whole seconds; the spec leaves it open. 'up' (default) is never
@@ -45,7 +44,7 @@ export interface RateLimitConfig {
 	windowMs: number;
 	/** Default 'sliding-log'. */
 	algorithm?: RateLimitAlgorithm;
-	/** Token bucket capacity; default = limit. Ignored by the other algorithms. */
+	/** Token bucket capacity; default = limit. */
 	burst?: number;
 	/** Default: none (the spec shows no rate-limit headers). */
 	headers?: RateLimitHeaderStyle;
@@ -78,17 +77,11 @@ export const PAGE_NUMBER_STYLE: PaginationStyle = 'data-page';
  * leaves it open): '404' like a call without a recording, '202' Accepted with
  * `{ call_id, status: 'processing' }`, or 'processing': 200 with that body and `url: null`.
  */
-export type PendingRecordingAnswer = '404' | '202' | 'processing';
+export const PENDING_RECORDING_ANSWERS = ['404', '202', 'processing'] as const;
+export type PendingRecordingAnswer = (typeof PENDING_RECORDING_ANSWERS)[number];
 
-export const PENDING_RECORDING_ANSWERS: readonly PendingRecordingAnswer[] = [
-	'404',
-	'202',
-	'processing',
-];
-
-/** When recordings of calls added from now on become ready, and what the API says meanwhile. */
+/** How long recordings of calls added from now on stay pending (default 0), answered how. */
 export interface RecordingProcessing {
-	/** How long after a call is added its recording stays pending; 0 (default) = ready at once. */
 	delayMs: number;
 	/** Default 'processing'. */
 	pendingAnswer: PendingRecordingAnswer;
@@ -113,25 +106,21 @@ export interface RecordingFiles {
 /** How GET /v1/calls orders calls: new calls at the front, or appended at the end. */
 export type ListOrder = 'newest-first' | 'oldest-first';
 
+/** Defaults: the DEMO_KEYS, 120 seeded calls, newest first, 50 a page, at most 100. */
 export interface EmulatorOptions {
-	/** Default: the DEMO_KEYS with their obvious scopes. */
 	keys?: ApiKey[];
 	/** Default { limit: 60, windowMs: 60000, algorithm: 'sliding-log' }; false = unlimited. */
 	rateLimit?: RateLimitConfig | false;
-	/** Default 120. */
 	seedCalls?: number;
 	/** Default 'data-next_cursor'. */
 	paginationStyle?: PaginationStyle;
-	/** Default 'newest-first'. */
 	listOrder?: ListOrder;
 	/**
 	 * The field listed calls carry their creation time in (default 'created_at'). Any other
 	 * name, or null for no time at all, also drops started_at and ended_at.
 	 */
 	callTimeField?: string | null;
-	/** Default 50. */
 	defaultPageSize?: number;
-	/** Default 100. */
 	maxPageSize?: number;
 	/** What a `limit` above maxPageSize does: 'clamp' (default) or 'reject' (422 less_than_equal). */
 	pageSizeOverflow?: 'clamp' | 'reject';
@@ -139,32 +128,28 @@ export interface EmulatorOptions {
 	recordingBytes?: number;
 	/** Recordings of added calls (seeded calls are always ready); default ready at once. */
 	recordingProcessing?: Partial<RecordingProcessing>;
-	/** Default 'by-call'. */
 	recordingFileNames?: RecordingFileNames;
-	/** Default 'audio/mpeg'. */
 	recordingContentType?: string;
 	/** Default true: phone_e164 must match ^\+[1-9]\d{1,14}$. */
 	strictPhone?: boolean;
 	/** Default true; false keeps only the counters of stats() (for 10k-request benchmarks). */
 	recordRequests?: boolean;
-	/** Default 127.0.0.1. */
+	/** Default 127.0.0.1, random ports. */
 	host?: string;
-	/** Default 0 (random). */
 	port?: number;
-	/** Default 0 (random). */
 	fileHostPort?: number;
 }
 
 export interface RecordedRequest {
 	origin: 'api' | 'files';
 	method: string;
-	/** Path without the query string, as sent (not URL-decoded). */
+	/** As sent (not URL-decoded). */
 	path: string;
 	query: Record<string, string>;
 	headers: Record<string, string | string[] | undefined>;
 	body: string;
 	status: number | 'reset' | 'hang';
-	/** ms since the epoch, at arrival. */
+	/** At arrival (epoch ms). */
 	at: number;
 	/** Set when an injected fault decided (or damaged) the answer. */
 	fault?: Fault['kind'];
@@ -202,18 +187,17 @@ export type Fault =
 	| { kind: 'truncate'; count?: number; path?: PathMatcher }
 	| { kind: 'expire-signed-urls' };
 
-export interface StoredLead {
+export type StoredLead = Record<
+	'name' | 'campaign_id' | 'contact_type' | 'legal_basis',
+	string | null
+> & {
 	id: string;
 	phone_e164: string;
-	name: string | null;
-	campaign_id: string | null;
-	contact_type: string | null;
-	legal_basis: string | null;
 	created_at: string;
 	updated_at: string;
 	/** How many accepted imports wrote this lead (1 = created, never updated). Not sent by the API. */
 	writes: number;
-}
+};
 
 export interface CallRecord {
 	id: string;
@@ -244,12 +228,12 @@ export interface Emulator {
 	baseUrl: string;
 	/** The second origin, serving signed recordings. */
 	fileBaseUrl: string;
-	/** In arrival order, including 401/403/422/429 and faults. */
+	/** In arrival order. */
 	readonly requests: RecordedRequest[];
 	readonly fileRequests: RecordedRequest[];
-	/** Keyed by phone_e164. */
+	/** By phone_e164. */
 	readonly leads: Map<string, StoredLead>;
-	/** In list order (newest first). */
+	/** Newest first. */
 	readonly calls: CallRecord[];
 	inject(fault: Fault): void;
 	clearFaults(): void;
