@@ -73,10 +73,10 @@ export function listCalls(
 		errors.push(
 			invalid('created_after', 'datetime_parsing', 'a valid datetime', query.created_after),
 		);
+	if (errors.length > 0) return validationError(errors);
 	const page = Number(query.page ?? 1);
 	if (opts.paginationStyle === 'data-page' && (!Number.isInteger(page) || page < 1))
-		errors.push(invalid('page', 'int_parsing', 'a valid integer', query.page));
-	if (errors.length > 0) return validationError(errors);
+		return validationError([invalid('page', 'int_parsing', 'a valid integer', query.page)]);
 
 	// An empty `cursor=` is the first page; anything else must be one of ours.
 	const afterSeq = query.cursor ? decodeCursor(query.cursor) : undefined;

@@ -11,7 +11,7 @@ class JsonSyntaxError {
 	) {}
 }
 
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?/y;
+const SCALAR = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null/y;
 
 export function describeJsonError(text: string): { pos: number; msg: string } {
 	let i = 0;
@@ -55,18 +55,9 @@ export function describeJsonError(text: string): { pos: number; msg: string } {
 		if (c === '{') return container('}', member);
 		if (c === '[') return container(']', value);
 		if (c === '"') return string();
-		NUMBER.lastIndex = i;
-		if (NUMBER.test(text)) {
-			i = NUMBER.lastIndex;
-			return;
-		}
-		for (const literal of ['true', 'false', 'null']) {
-			if (text.startsWith(literal, i)) {
-				i += literal.length;
-				return;
-			}
-		}
-		fail('Expecting value');
+		SCALAR.lastIndex = i;
+		if (!SCALAR.test(text)) fail('Expecting value');
+		i = SCALAR.lastIndex;
 	};
 
 	/** An object or array after its opening bracket: items until `close`, comma-separated. */

@@ -33,11 +33,12 @@ const error = (type: string, loc: Array<string | number>, msg: string, input: un
  * then fails the model check. An empty body is a missing body.
  */
 function parseBody(raw: string, contentType = ''): { body: unknown } | ValidationErrorItem {
+	if (raw === '') return { body: null };
 	const mime = contentType.split(';')[0].trim().toLowerCase();
 	if (!['', 'application/json'].includes(mime) && !/^application\/.+\+json$/.test(mime))
 		return { body: raw };
 	try {
-		return { body: raw === '' ? null : JSON.parse(raw) };
+		return { body: JSON.parse(raw) };
 	} catch {
 		const { pos, msg } = describeJsonError(raw);
 		return { ...error('json_invalid', [pos], 'JSON decode error', {}), ctx: { error: msg } };

@@ -83,14 +83,17 @@ class TokenBucket implements Limiter {
 		this.perMs = cfg.limit / cfg.windowMs;
 	}
 
-	/** The key's tokens at `now`. */
-	private tokens(key: string, now: number): number {
+	/** The key's bucket, refilled up to `now`. */
+	private refill(key: string, now: number): { tokens: number; at: number } {
 		const bucket = this.buckets.get(key) ?? { tokens: this.capacity, at: now };
-		return Math.min(this.capacity, bucket.tokens + (now - bucket.at) * this.perMs);
+		bucket.tokens = Math.min(this.capacity, bucket.tokens + (now - bucket.at) * this.perMs);
+		bucket.at = now;
+		this.buckets.set(key, bucket);
+		return bucket;
 	}
 
 	state(key: string, now: number): State {
-		const tokens = this.tokens(key, now);
+		const { tokens } = this.refill(key, now);
 		const remaining = Math.floor(tokens);
 		return {
 			remaining,
@@ -99,7 +102,7 @@ class TokenBucket implements Limiter {
 	}
 
 	consume(key: string, now: number): void {
-		this.buckets.set(key, { tokens: this.tokens(key, now) - 1, at: now });
+		this.refill(key, now).tokens -= 1;
 	}
 }
 

@@ -1,7 +1,4 @@
-/**
- * Public types of the API emulator: a contract with the node's suites (in process and over
- * HTTP), so change them only together with those suites.
- */
+/** Public types of the API emulator: a contract with the suites, changed only with them. */
 
 export type Scope = 'leads:write' | 'calls:read' | 'recordings:read';
 
@@ -14,14 +11,10 @@ export type RateLimitAlgorithm = 'sliding-log' | 'fixed-window' | 'token-bucket'
 
 /**
  * Which header family states the key's budget on every rate-limited answer (2xx and 429):
- * - 'x-ratelimit-delta' / 'x-ratelimit-epoch': X-RateLimit-Limit/Remaining/Reset, Reset in
- *   seconds from now or as epoch seconds;
- * - 'ratelimit': RateLimit-Limit/Remaining/Reset (earlier IETF drafts), Reset in seconds;
- * - 'ietf': RateLimit-Policy `"default";q=<limit>;w=<window s>` with RateLimit
- *   `"default";r=<remaining>;t=<reset s>` (current IETF draft).
- * Reset is when Remaining next goes up, in whole seconds (rounded as `ResetRounding` says): the
- * window's end (fixed window), when the oldest counted request leaves the window (sliding log),
- * when the next token comes (token bucket).
+ * X-RateLimit-* with Reset in seconds from now or as epoch seconds, RateLimit-* (earlier IETF
+ * drafts), or RateLimit-Policy with RateLimit (current IETF draft). Reset is when Remaining next
+ * goes up: the window's end (fixed window), when the oldest counted request leaves the window
+ * (sliding log), when the next token comes (token bucket).
  */
 export const RATE_LIMIT_HEADER_STYLES = [
 	'x-ratelimit-delta',
@@ -224,9 +217,8 @@ export interface EmulatorStats {
 }
 
 export interface Emulator {
-	/** e.g. http://127.0.0.1:43123 (no trailing slash). */
+	/** http://127.0.0.1:<port>, no trailing slash; fileBaseUrl serves the signed recordings. */
 	baseUrl: string;
-	/** The second origin, serving signed recordings. */
 	fileBaseUrl: string;
 	/** In arrival order. */
 	readonly requests: RecordedRequest[];
