@@ -1,7 +1,7 @@
 /**
- * API keys and scopes. Errors follow FastAPI's HTTPBearer conventions: 401 with
- * `WWW-Authenticate: Bearer` for a missing/malformed header or an unknown key, 403 naming the
- * missing scope, so the node can tell "bad key" from "key without permission".
+ * API keys and scopes, as FastAPI's HTTPBearer answers: 401 with `WWW-Authenticate: Bearer` for a
+ * missing or malformed header or an unknown key, 403 naming the missing scope, so the node can
+ * tell "bad key" from "key without permission".
  */
 import { ApiKey, Scope } from './types';
 import { detail, Reply } from './http';
@@ -18,40 +18,23 @@ export const DEMO_KEYS = {
 	callsAndRecordings: 'pf_live_demoCallsAndRecordings_-cZDCngUL3oQwiccTS6X',
 } as const;
 
-export const ALL_SCOPES: Scope[] = ['leads:write', 'calls:read', 'recordings:read'];
-
 export const DEMO_KEY_SCOPES: ApiKey[] = [
-	{ key: DEMO_KEYS.full, scopes: ALL_SCOPES },
+	{ key: DEMO_KEYS.full, scopes: ['leads:write', 'calls:read', 'recordings:read'] },
 	{ key: DEMO_KEYS.leadsOnly, scopes: ['leads:write'] },
 	{ key: DEMO_KEYS.callsOnly, scopes: ['calls:read'] },
 	{ key: DEMO_KEYS.noScopes, scopes: [] },
 	{ key: DEMO_KEYS.callsAndRecordings, scopes: ['calls:read', 'recordings:read'] },
 ];
 
-export const API_KEY_PATTERN = /^pf_live_[A-Za-z0-9_-]{43}$/;
-
-export type AuthResult = { ok: true; key: string } | { ok: false; reply: Reply };
-
-const challenge = { 'WWW-Authenticate': 'Bearer' };
-
-export class KeyStore {
-	private readonly scopes = new Map<string, Set<Scope>>();
-
-	constructor(keys: ApiKey[]) {
-		for (const { key, scopes } of keys) this.scopes.set(key, new Set(scopes));
-	}
-
-	/** Authenticates the request and checks that its key holds `scope`. */
-	authorize(authorization: string | undefined, scope: Scope): AuthResult {
-		// HTTPBearer: scheme is case-insensitive, credentials are everything after one space.
-		const match = /^Bearer (.+)$/i.exec(authorization ?? '');
-		if (!match) return { ok: false, reply: detail(401, 'Not authenticated', challenge) };
-		const key = match[1].trim();
-		const granted = this.scopes.get(key);
-		if (!granted) return { ok: false, reply: detail(401, 'Invalid API key', challenge) };
-		if (!granted.has(scope)) {
-			return { ok: false, reply: detail(403, `API key lacks required scope: ${scope}`) };
-		}
-		return { ok: true, key };
-	}
+/** The request's key when it holds `scope`, else the error answer. */
+export function authorize(keys: ApiKey[], authorization = '', scope: Scope): string | Reply {
+	// HTTPBearer: the scheme in any case, the credentials everything after one space.
+	const key = /^Bearer (.+)$/i.exec(authorization)?.[1].trim();
+	const challenge = { 'WWW-Authenticate': 'Bearer' };
+	if (key === undefined) return detail(401, 'Not authenticated', challenge);
+	const granted = keys.find((known) => known.key === key);
+	if (!granted) return detail(401, 'Invalid API key', challenge);
+	return granted.scopes.includes(scope)
+		? key
+		: detail(403, `API key lacks required scope: ${scope}`);
 }

@@ -1,8 +1,9 @@
 /**
  * Calls: deterministic seed data and newest-first storage; GET /v1/calls is in calls-list.ts.
- * Each call has an internal, ever-increasing sequence number, which the list's cursors encode.
+ * A cursor holds the number of the last call returned, not an offset: calls added between two
+ * page fetches never shift later pages, so paging neither duplicates nor skips.
  */
-import { CallDirection, CallRecord, CallStatus, ListOrder } from './types';
+import { CallRecord, ListOrder } from './types';
 
 const SEED_EPOCH = Date.UTC(2025, 0, 1);
 const CALL_SPACING_MS = 10 * 60_000;
@@ -27,9 +28,10 @@ export function generateCall(n: number, notBefore = 0): CallRecord {
 		SEED_EPOCH + n * CALL_SPACING_MS + Math.floor(rand() * CALL_SPACING_MS * 0.5),
 		notBefore,
 	);
-	const direction: CallDirection = rand() < 0.55 ? 'inbound' : 'outbound';
+	const direction: CallRecord['direction'] = rand() < 0.55 ? 'inbound' : 'outbound';
 	const roll = rand();
-	const status: CallStatus = roll < 0.7 ? 'completed' : roll < 0.85 ? 'missed' : 'voicemail';
+	const status: CallRecord['status'] =
+		roll < 0.7 ? 'completed' : roll < 0.85 ? 'missed' : 'voicemail';
 	const talk = 20 + Math.floor(rand() * 900);
 	const duration = status === 'completed' ? talk : status === 'voicemail' ? 10 + (talk % 80) : 0;
 	const customer = `+1415555${String(Math.floor(rand() * 10_000)).padStart(4, '0')}`;
@@ -54,11 +56,10 @@ export function generateCall(n: number, notBefore = 0): CallRecord {
 
 export class CallStore {
 	private list: CallRecord[] = [];
-	/** Internal position of each call; strictly decreasing along `list`. */
+	/** Each call's number, its position for cursors (ids may be overridden): decreasing along `list`. */
 	private readonly seqs = new WeakMap<CallRecord, number>();
 	/** When each call's recording is ready (ms since the epoch); absent = ready. */
 	private readonly recordingReadyAt = new WeakMap<CallRecord, number>();
-	private nextSeq = 1;
 	private nextNumber = 1;
 
 	/** Newest first. */
@@ -68,7 +69,6 @@ export class CallStore {
 
 	seed(count: number): void {
 		this.list = [];
-		this.nextSeq = 1;
 		this.nextNumber = 1;
 		this.add(count);
 	}
@@ -78,9 +78,9 @@ export class CallStore {
 		const added: CallRecord[] = [];
 		let newest = this.list.length > 0 ? Date.parse(this.list[0].created_at) + 1000 : 0;
 		for (let i = 0; i < count; i++) {
-			const call = { ...generateCall(this.nextNumber++, newest), ...overrides };
+			const call = { ...generateCall(this.nextNumber, newest), ...overrides };
 			newest = Math.max(newest, Date.parse(call.created_at) + 1000);
-			this.seqs.set(call, this.nextSeq++);
+			this.seqs.set(call, this.nextNumber++);
 			if (recordingReadyAt > 0) this.recordingReadyAt.set(call, recordingReadyAt);
 			added.push(call);
 		}
@@ -111,50 +111,25 @@ export class CallStore {
 		order: ListOrder,
 	): { items: CallRecord[]; next: string | null; total: number } {
 		const listed = (order === 'oldest-first' ? [...this.list].reverse() : this.list).filter(filter);
+		const seq = (call: CallRecord): number => this.seqs.get(call) ?? 0;
+		// Seqs decrease along a newest-first listing, increase along an oldest-first one: a binary
+		// search finds the first call past the cursor.
+		const past = (call: CallRecord, after: number): boolean =>
+			order === 'oldest-first' ? seq(call) > after : seq(call) < after;
 		let start = query.skip ?? 0;
 		if (query.afterSeq !== undefined) {
-			const after = query.afterSeq;
-			// Newest first: seqs decrease along the listing; oldest first: they increase.
-			start =
-				order === 'oldest-first' ? this.indexAbove(listed, after) : this.indexAfter(listed, after);
+			let hi = listed.length;
+			while (start < hi) {
+				const mid = (start + hi) >>> 1;
+				if (past(listed[mid], query.afterSeq)) hi = mid;
+				else start = mid + 1;
+			}
 		}
 		const items = listed.slice(start, start + limit);
 		// Only promise a next page when one really exists, so a client never fetches an empty one.
 		const more = start + limit < listed.length;
-		const last = items[items.length - 1];
-		return {
-			items,
-			next: more && last ? encodeCursor(this.seqs.get(last) ?? 0) : null,
-			total: listed.length,
-		};
-	}
-
-	private seq(call: CallRecord): number {
-		return this.seqs.get(call) ?? 0;
-	}
-
-	/** Index of the first call older than the cursor position in a newest-first listing. */
-	private indexAfter(listed: CallRecord[], seq: number): number {
-		let lo = 0;
-		let hi = listed.length;
-		while (lo < hi) {
-			const mid = (lo + hi) >>> 1;
-			if (this.seq(listed[mid]) < seq) hi = mid;
-			else lo = mid + 1;
-		}
-		return lo;
-	}
-
-	/** Index of the first call newer than the cursor position in an oldest-first listing. */
-	private indexAbove(listed: CallRecord[], seq: number): number {
-		let lo = 0;
-		let hi = listed.length;
-		while (lo < hi) {
-			const mid = (lo + hi) >>> 1;
-			if (this.seq(listed[mid]) > seq) hi = mid;
-			else lo = mid + 1;
-		}
-		return lo;
+		const next = more && items.length > 0 ? encodeCursor(seq(items[items.length - 1])) : null;
+		return { items, next, total: listed.length };
 	}
 }
 
@@ -166,7 +141,7 @@ export function encodeCursor(seq: number): string {
 export function decodeCursor(cursor: string): number | undefined {
 	try {
 		const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-		return parsed && parsed.v === 1 && Number.isInteger(parsed.after) ? parsed.after : undefined;
+		return parsed?.v === 1 && Number.isInteger(parsed.after) ? parsed.after : undefined;
 	} catch {
 		return undefined;
 	}

@@ -27,16 +27,7 @@
  */
 import { DEMO_KEY_SCOPES } from './auth';
 import { startEmulator } from './server';
-import {
-	EmulatorOptions,
-	ListOrder,
-	PaginationStyle,
-	PendingRecordingAnswer,
-	RateLimitAlgorithm,
-	RateLimitHeaderStyle,
-	RecordingFileNames,
-	ResetRounding,
-} from './types';
+import { EmulatorOptions, RateLimitConfig } from './types';
 
 function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } {
 	const flags = new Map<string, string>();
@@ -50,95 +41,69 @@ function parseArgs(argv: string[]): { options: EmulatorOptions; json: boolean } 
 		else if (i + 1 < argv.length) flags.set(name, argv[++i]);
 		else throw new Error(`--${name} needs a value`);
 	}
-	const int = (name: string): number | undefined => {
-		const raw = flags.get(name);
-		if (raw === undefined) return undefined;
-		if (!/^\d+$/.test(raw)) throw new Error(`--${name} must be a non-negative integer, got ${raw}`);
-		return Number(raw);
+	const read = new Set<string>();
+	const text = <T extends string>(name: string): T | undefined => {
+		read.add(name);
+		return flags.get(name) as T | undefined;
 	};
-	const known = [
-		'host',
-		'port',
-		'file-port',
-		'rate-limit',
-		'window-ms',
-		'algorithm',
-		'burst',
-		'headers',
-		'reset-rounding',
-		'calls',
-		'pagination',
-		'list-order',
-		'time-field',
-		'recording-bytes',
-		'recording-delay-ms',
-		'pending-answer',
-		'file-names',
-		'content-type',
-	];
-	for (const name of flags.keys())
-		if (!known.includes(name)) throw new Error(`unknown flag --${name}`);
-
-	const timeField = flags.get('time-field');
-	const limitRaw = flags.get('rate-limit');
-	const off = limitRaw === 'off' || limitRaw === '0';
+	const int = (name: string): number | undefined => {
+		const raw = text(name);
+		if (raw === undefined || /^\d+$/.test(raw)) return raw === undefined ? raw : Number(raw);
+		throw new Error(`--${name} must be a non-negative integer, got ${raw}`);
+	};
+	const limit = text('rate-limit');
+	const timeField = text('time-field');
+	const rateLimit: RateLimitConfig = {
+		limit: limit === undefined || limit === 'off' || limit === '0' ? 60 : int('rate-limit')!,
+		windowMs: int('window-ms') ?? 60_000,
+		algorithm: text('algorithm') ?? 'sliding-log',
+		burst: int('burst'),
+		headers: text('headers'),
+		resetRounding: text('reset-rounding'),
+	};
 	const options: EmulatorOptions = {
-		host: flags.get('host'),
+		host: text('host'),
 		port: int('port'),
 		fileHostPort: int('file-port'),
 		seedCalls: int('calls'),
-		paginationStyle: flags.get('pagination') as PaginationStyle | undefined,
-		listOrder: flags.get('list-order') as ListOrder | undefined,
+		paginationStyle: text('pagination'),
+		listOrder: text('list-order'),
 		callTimeField: timeField === 'none' ? null : timeField,
 		recordingBytes: int('recording-bytes'),
 		recordingProcessing: {
 			delayMs: int('recording-delay-ms'),
-			pendingAnswer: flags.get('pending-answer') as PendingRecordingAnswer | undefined,
+			pendingAnswer: text('pending-answer'),
 		},
-		recordingFileNames: flags.get('file-names') as RecordingFileNames | undefined,
-		recordingContentType: flags.get('content-type'),
+		recordingFileNames: text('file-names'),
+		recordingContentType: text('content-type'),
 		recordRequests: !switches.has('no-record'),
-		rateLimit: off
-			? false
-			: {
-					limit: (limitRaw === undefined ? undefined : int('rate-limit')) ?? 60,
-					windowMs: int('window-ms') ?? 60_000,
-					algorithm: (flags.get('algorithm') as RateLimitAlgorithm | undefined) ?? 'sliding-log',
-					burst: int('burst'),
-					headers: flags.get('headers') as RateLimitHeaderStyle | undefined,
-					resetRounding: flags.get('reset-rounding') as ResetRounding | undefined,
-				},
+		rateLimit: limit === 'off' || limit === '0' ? false : rateLimit,
 	};
+	const unknown = [...flags.keys()].find((name) => !read.has(name));
+	if (unknown) throw new Error(`unknown flag --${unknown}`);
 	return { options, json: switches.has('json') };
 }
 
 async function main(): Promise<void> {
 	const { options, json } = parseArgs(process.argv.slice(2));
 	const emulator = await startEmulator(options);
-	if (json) {
-		console.log(
-			JSON.stringify({
-				baseUrl: emulator.baseUrl,
-				fileBaseUrl: emulator.fileBaseUrl,
-				keys: DEMO_KEY_SCOPES,
-			}),
-		);
-	} else {
-		const limit = options.rateLimit;
-		console.log('Lead & Call Access API emulator');
-		console.log(`  Base URL:      ${emulator.baseUrl}`);
-		console.log(`  File base URL: ${emulator.fileBaseUrl}`);
-		console.log(
-			`  Rate limit:    ${limit ? `${limit.limit} per ${limit.windowMs} ms per key (${limit.algorithm})` : 'off'}`,
-		);
-		console.log(`  Control:       ${emulator.baseUrl}/__emulator/state`);
-		console.log('  Demo API keys:');
-		for (const { key, scopes } of DEMO_KEY_SCOPES) {
-			console.log(`    ${key}  ${scopes.length > 0 ? scopes.join(', ') : '(no scopes)'}`);
-		}
-		console.log('Press Ctrl+C to stop.');
-	}
-
+	const { baseUrl, fileBaseUrl } = emulator;
+	const limit = options.rateLimit;
+	const banner = [
+		'Lead & Call Access API emulator',
+		`  Base URL:      ${baseUrl}`,
+		`  File base URL: ${fileBaseUrl}`,
+		`  Rate limit:    ${limit ? `${limit.limit} per ${limit.windowMs} ms per key (${limit.algorithm})` : 'off'}`,
+		`  Control:       ${baseUrl}/__emulator/state`,
+		'  Demo API keys:',
+		...DEMO_KEY_SCOPES.map(
+			({ key, scopes }) => `    ${key}  ${scopes.join(', ') || '(no scopes)'}`,
+		),
+		'Press Ctrl+C to stop.',
+	];
+	console.log(
+		json ? JSON.stringify({ baseUrl, fileBaseUrl, keys: DEMO_KEY_SCOPES }) : banner.join('\n'),
+	);
 	let stopping = false;
 	const shutdown = (signal: string): void => {
 		if (stopping) return;

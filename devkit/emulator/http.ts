@@ -1,8 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 /**
- * Small HTTP helpers shared by both origins. API handlers return a `Reply` instead of writing to
- * the response directly, so that a fault can still decide what happens to an already computed
- * answer (for example: process the request, then reset the connection instead of answering).
+ * HTTP helpers of both origins. API handlers return a `Reply` rather than write the response, so
+ * that a fault can still decide what becomes of an answer already computed (process the request,
+ * then reset the connection instead of answering).
  */
 import { IncomingMessage, Server, ServerResponse, STATUS_CODES } from 'http';
 import { AddressInfo } from 'net';
@@ -21,75 +21,43 @@ export function json(status: number, value: unknown, headers: Record<string, str
 	};
 }
 
-/** FastAPI's default error body for HTTPException. */
-export function detail(status: number, message: string, headers?: Record<string, string>): Reply {
-	return json(status, { detail: message }, headers);
-}
+/** FastAPI's error body for HTTPException. */
+export const detail = (status: number, message: string, headers?: Record<string, string>): Reply =>
+	json(status, { detail: message }, headers);
 
-export function xml(status: number, code: string, message: string): Reply {
-	return {
-		status,
-		headers: { 'Content-Type': 'application/xml' },
-		body: `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`,
-	};
-}
+export const xml = (status: number, code: string, message: string): Reply => ({
+	status,
+	headers: { 'Content-Type': 'application/xml' },
+	body: `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`,
+});
 
-export function reasonPhrase(status: number): string {
-	return STATUS_CODES[status] ?? 'Unknown Status';
-}
+export const reasonPhrase = (status: number): string => STATUS_CODES[status] ?? 'Unknown Status';
 
-export function sendReply(res: ServerResponse, reply: Reply, headOnly = false): void {
+export function sendReply(res: ServerResponse, reply: Reply): void {
 	const body = Buffer.from(reply.body ?? '', 'utf8');
 	res.writeHead(reply.status, { ...reply.headers, 'Content-Length': String(body.length) });
-	res.end(headOnly ? undefined : body);
+	res.end(body);
 }
 
-export class BodyTooLargeError extends Error {}
-
-/** Reads the whole request body as UTF-8. Bodies here are small JSON documents. */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
-	return new Promise((resolve, reject) => {
-		const chunks: Buffer[] = [];
-		let size = 0;
-		let tooLarge = false;
-		req.on('data', (chunk: Buffer) => {
-			size += chunk.length;
-			// Keep draining (so the client can finish sending and read our 413) but stop storing.
-			if (size > maxBytes) tooLarge = true;
-			else chunks.push(chunk);
-		});
-		req.on('end', () => {
-			if (tooLarge) reject(new BodyTooLargeError('body too large'));
-			else resolve(Buffer.concat(chunks).toString('utf8'));
-		});
-		req.on('error', reject);
-	});
+export async function readBody(req: IncomingMessage): Promise<string> {
+	const chunks: Buffer[] = [];
+	for await (const chunk of req) chunks.push(chunk as Buffer);
+	return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Query parameters as a flat record; a repeated name keeps its last value (as FastAPI does). */
-export function queryRecord(params: URLSearchParams): Record<string, string> {
-	const out: Record<string, string> = {};
-	params.forEach((value, name) => {
-		out[name] = value;
-	});
-	return out;
-}
+export const queryRecord = (params: URLSearchParams): Record<string, string> =>
+	Object.fromEntries(params);
 
 /** Resets the connection (RST, so clients see ECONNRESET rather than a clean close). */
 export function resetSocket(req: IncomingMessage): void {
-	const socket = req.socket;
-	if (socket.destroyed) return;
-	if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
-	else socket.destroy();
+	if (!req.socket.destroyed) req.socket.resetAndDestroy();
 }
 
 export function listen(server: Server, port: number, host: string): Promise<number> {
 	return new Promise((resolve, reject) => {
 		server.once('error', reject);
-		server.listen(port, host, () => {
-			server.off('error', reject);
-			resolve((server.address() as AddressInfo).port);
-		});
+		server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
 	});
 }
 
@@ -103,19 +71,19 @@ export function close(server: Server): Promise<void> {
 
 export function originUrl(host: string, port: number): string {
 	// A wildcard bind address is not something a client can connect to; use loopback in URLs.
-	const connectHost = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+	const loopback: Record<string, string> = { '0.0.0.0': '127.0.0.1', '::': '::1' };
+	const connectHost = loopback[host] ?? host;
 	return `http://${connectHost.includes(':') ? `[${connectHost}]` : connectHost}:${port}`;
 }
 
-/** Answers 500 (or cuts a response already under way) and says why on the console. */
+/** Answers 500 (or cuts a response already under way), loud in the test output. */
 export function internalError(res: ServerResponse, error: unknown): void {
-	// A bug in the emulator must be loud in test output, but still answer like a real server.
 	console.error('[emulator] internal error:', error);
-	if (!res.headersSent)
+	if (res.headersSent) res.destroy();
+	else
 		sendReply(res, {
 			status: 500,
 			headers: { 'Content-Type': 'text/plain' },
 			body: 'Internal Server Error',
 		});
-	else res.destroy();
 }

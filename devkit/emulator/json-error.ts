@@ -11,7 +11,7 @@ class JsonSyntaxError {
 	) {}
 }
 
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?/y;
+const SCALAR = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null/y;
 
 export function describeJsonError(text: string): { pos: number; msg: string } {
 	let i = 0;
@@ -52,40 +52,26 @@ export function describeJsonError(text: string): { pos: number; msg: string } {
 	const value = (): void => {
 		skipWhitespace();
 		const c = text[i];
-		if (c === '{') return object();
-		if (c === '[') return array();
+		if (c === '{') return container('}', member);
+		if (c === '[') return container(']', value);
 		if (c === '"') return string();
-		NUMBER.lastIndex = i;
-		if (NUMBER.test(text)) {
-			i = NUMBER.lastIndex;
-			return;
-		}
-		for (const literal of ['true', 'false', 'null']) {
-			if (text.startsWith(literal, i)) {
-				i += literal.length;
-				return;
-			}
-		}
-		fail('Expecting value');
+		SCALAR.lastIndex = i;
+		if (!SCALAR.test(text)) fail('Expecting value');
+		i = SCALAR.lastIndex;
 	};
 
-	const object = (): void => {
+	/** An object or array after its opening bracket: items until `close`, comma-separated. */
+	const container = (close: string, item: () => void): void => {
 		i++;
 		skipWhitespace();
-		if (text[i] === '}') {
+		if (text[i] === close) {
 			i++;
 			return;
 		}
 		for (;;) {
+			item();
 			skipWhitespace();
-			if (text[i] !== '"') fail('Expecting property name enclosed in double quotes');
-			string();
-			skipWhitespace();
-			if (text[i] !== ':') fail("Expecting ':' delimiter");
-			i++;
-			value();
-			skipWhitespace();
-			if (text[i] === '}') {
+			if (text[i] === close) {
 				i++;
 				return;
 			}
@@ -93,24 +79,14 @@ export function describeJsonError(text: string): { pos: number; msg: string } {
 			i++;
 		}
 	};
-
-	const array = (): void => {
-		i++;
+	const member = (): void => {
 		skipWhitespace();
-		if (text[i] === ']') {
-			i++;
-			return;
-		}
-		for (;;) {
-			value();
-			skipWhitespace();
-			if (text[i] === ']') {
-				i++;
-				return;
-			}
-			if (text[i] !== ',') fail("Expecting ',' delimiter");
-			i++;
-		}
+		if (text[i] !== '"') fail('Expecting property name enclosed in double quotes');
+		string();
+		skipWhitespace();
+		if (text[i] !== ':') fail("Expecting ':' delimiter");
+		i++;
+		value();
 	};
 
 	try {

@@ -3,40 +3,24 @@
  * also change while it runs (recording processing, recording files).
  */
 import { DEMO_KEY_SCOPES } from './auth';
-import { DEFAULT_RATE_LIMIT } from './rate-limit';
 import {
 	EmulatorOptions,
-	RateLimitConfig,
-	RECORDING_FILE_NAMES,
+	PENDING_RECORDING_ANSWERS,
 	RecordingFiles,
 	RecordingProcessing,
 } from './types';
 
 export type ResolvedOptions = Required<
-	Omit<
-		EmulatorOptions,
-		'rateLimit' | 'recordingProcessing' | 'recordingFileNames' | 'recordingContentType'
-	>
-> & {
-	rateLimit: RateLimitConfig | false;
-	recordingProcessing: RecordingProcessing;
-	recordingFiles: RecordingFiles;
-};
-
-const READY_AT_ONCE: RecordingProcessing = { delayMs: 0, pendingAnswer: 'processing' };
-const NAMED_BY_CALL: RecordingFiles = {
-	recordingFileNames: 'by-call',
-	recordingContentType: 'audio/mpeg',
-};
+	Omit<EmulatorOptions, 'recordingProcessing' | 'recordingFileNames' | 'recordingContentType'>
+> & { recordingProcessing: RecordingProcessing; recordingFiles: RecordingFiles };
 
 export function resolveProcessing(
 	current: RecordingProcessing,
 	change: Partial<RecordingProcessing> = {},
 ): RecordingProcessing {
-	const delayMs = change.delayMs ?? current.delayMs;
-	const pendingAnswer = change.pendingAnswer ?? current.pendingAnswer;
+	const { delayMs, pendingAnswer } = { ...current, ...withoutUndefined(change) };
 	if (!Number.isFinite(delayMs) || delayMs < 0) throw new Error('delayMs must be 0 or more');
-	if (!['404', '202', 'processing'].includes(pendingAnswer))
+	if (!PENDING_RECORDING_ANSWERS.includes(pendingAnswer))
 		throw new Error('pendingAnswer must be "404", "202" or "processing"');
 	return { delayMs, pendingAnswer };
 }
@@ -45,37 +29,43 @@ export function resolveFiles(
 	current: RecordingFiles,
 	change: Partial<RecordingFiles> = {},
 ): RecordingFiles {
-	const recordingFileNames = change.recordingFileNames ?? current.recordingFileNames;
-	const recordingContentType = change.recordingContentType ?? current.recordingContentType;
-	if (!RECORDING_FILE_NAMES.includes(recordingFileNames))
-		throw new Error(`recordingFileNames must be one of ${RECORDING_FILE_NAMES.join(', ')}`);
+	const { recordingFileNames, recordingContentType } = { ...current, ...withoutUndefined(change) };
+	if (!['by-call', 'same', 'content'].includes(recordingFileNames))
+		throw new Error('recordingFileNames must be one of by-call, same, content');
 	if (typeof recordingContentType !== 'string' || !/^[\w.+-]+\/[\w.+-]+/.test(recordingContentType))
 		throw new Error('recordingContentType must be a media type such as audio/mpeg');
 	return { recordingFileNames, recordingContentType };
 }
 
+const withoutUndefined = <T extends object>(value: T): Partial<T> =>
+	Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+
 export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
+	const { recordingProcessing, recordingFileNames, recordingContentType, ...rest } = options;
 	return {
-		keys: options.keys ?? DEMO_KEY_SCOPES,
-		rateLimit: options.rateLimit ?? DEFAULT_RATE_LIMIT,
-		seedCalls: options.seedCalls ?? 120,
-		paginationStyle: options.paginationStyle ?? 'data-next_cursor',
-		listOrder: options.listOrder ?? 'newest-first',
-		callTimeField: options.callTimeField === undefined ? 'created_at' : options.callTimeField,
-		defaultPageSize: options.defaultPageSize ?? 50,
-		maxPageSize: options.maxPageSize ?? 100,
-		pageSizeOverflow: options.pageSizeOverflow ?? 'clamp',
-		recordingBytes: options.recordingBytes ?? 32 * 1024,
-		recordingProcessing: resolveProcessing(READY_AT_ONCE, options.recordingProcessing),
-		recordingFiles: resolveFiles(NAMED_BY_CALL, {
-			recordingFileNames: options.recordingFileNames,
-			recordingContentType: options.recordingContentType,
-		}),
-		signedUrlTtlMs: options.signedUrlTtlMs ?? 15 * 60_000,
-		strictPhone: options.strictPhone ?? true,
-		recordRequests: options.recordRequests ?? true,
-		host: options.host ?? '127.0.0.1',
-		port: options.port ?? 0,
-		fileHostPort: options.fileHostPort ?? 0,
+		keys: DEMO_KEY_SCOPES,
+		rateLimit: { limit: 60, windowMs: 60_000 },
+		seedCalls: 120,
+		paginationStyle: 'data-next_cursor',
+		listOrder: 'newest-first',
+		callTimeField: 'created_at',
+		defaultPageSize: 50,
+		maxPageSize: 100,
+		pageSizeOverflow: 'clamp',
+		recordingBytes: 32 * 1024,
+		strictPhone: true,
+		recordRequests: true,
+		host: '127.0.0.1',
+		port: 0,
+		fileHostPort: 0,
+		...withoutUndefined(rest),
+		recordingProcessing: resolveProcessing(
+			{ delayMs: 0, pendingAnswer: 'processing' },
+			recordingProcessing,
+		),
+		recordingFiles: resolveFiles(
+			{ recordingFileNames: 'by-call', recordingContentType: 'audio/mpeg' },
+			{ recordingFileNames, recordingContentType },
+		),
 	};
 }

@@ -8,26 +8,15 @@
  * clock so that wall-clock jumps cannot open or close windows.
  */
 import { performance } from 'perf_hooks';
-import {
-	RATE_LIMIT_HEADER_STYLES,
-	RESET_ROUNDINGS,
-	RateLimitAlgorithm,
-	RateLimitConfig,
-	RateLimitHeaderStyle,
-	ResetRounding,
-} from './types';
+import { RATE_LIMIT_HEADER_STYLES, RateLimitConfig, RateLimitHeaderStyle } from './types';
 
-export const DEFAULT_RATE_LIMIT: RateLimitConfig = {
-	limit: 60,
-	windowMs: 60_000,
-	algorithm: 'sliding-log',
-};
+type State = { remaining: number; resetMs: number };
 
 interface Limiter {
-	/** Accepts (returns 0) or returns the ms until a slot frees. */
-	take(key: string, now: number): number;
-	/** What the key has left, and the ms until that next goes up (for the headers). */
-	state(key: string, now: number): { remaining: number; resetMs: number };
+	/** What the key has left, and the ms until that next goes up. */
+	state(key: string, now: number): State;
+	/** Counts one accepted request. */
+	consume(key: string, now: number): void;
 }
 
 /** No more than `limit` accepted requests in any interval of `windowMs`. */
@@ -36,24 +25,21 @@ class SlidingLog implements Limiter {
 
 	constructor(private readonly cfg: RateLimitConfig) {}
 
-	take(key: string, now: number): number {
-		let log = this.logs.get(key);
-		if (!log) this.logs.set(key, (log = []));
-		// An entry stops counting once a whole window has passed since it was accepted.
-		let expired = 0;
-		while (expired < log.length && now - log[expired] >= this.cfg.windowMs) expired++;
-		if (expired > 0) log.splice(0, expired);
-		if (log.length < this.cfg.limit) {
-			log.push(now);
-			return 0;
-		}
-		return log[0] + this.cfg.windowMs - now;
+	/** The key's log; an entry stops counting once a whole window has passed since it was accepted. */
+	private log(key: string, now: number): number[] {
+		const log = (this.logs.get(key) ?? []).filter((at) => now - at < this.cfg.windowMs);
+		this.logs.set(key, log);
+		return log;
 	}
 
-	state(key: string, now: number): { remaining: number; resetMs: number } {
-		const log = (this.logs.get(key) ?? []).filter((at) => now - at < this.cfg.windowMs);
+	state(key: string, now: number): State {
+		const log = this.log(key, now);
 		const resetMs = log.length === 0 ? this.cfg.windowMs : log[0] + this.cfg.windowMs - now;
 		return { remaining: this.cfg.limit - log.length, resetMs };
+	}
+
+	consume(key: string, now: number): void {
+		this.log(key, now).push(now);
 	}
 }
 
@@ -66,25 +52,23 @@ class FixedWindow implements Limiter {
 		private readonly origin: number,
 	) {}
 
-	take(key: string, now: number): number {
+	private current(key: string, now: number): { window: number; count: number } {
 		const window = Math.floor((now - this.origin) / this.cfg.windowMs);
 		let state = this.counts.get(key);
-		if (!state || state.window !== window) this.counts.set(key, (state = { window, count: 0 }));
-		if (state.count < this.cfg.limit) {
-			state.count++;
-			return 0;
-		}
-		return this.origin + (window + 1) * this.cfg.windowMs - now;
+		if (state?.window !== window) this.counts.set(key, (state = { window, count: 0 }));
+		return state;
 	}
 
-	state(key: string, now: number): { remaining: number; resetMs: number } {
-		const window = Math.floor((now - this.origin) / this.cfg.windowMs);
-		const state = this.counts.get(key);
-		const count = state && state.window === window ? state.count : 0;
+	state(key: string, now: number): State {
+		const { window, count } = this.current(key, now);
 		return {
 			remaining: this.cfg.limit - count,
 			resetMs: this.origin + (window + 1) * this.cfg.windowMs - now,
 		};
+	}
+
+	consume(key: string, now: number): void {
+		this.current(key, now).count++;
 	}
 }
 
@@ -99,63 +83,56 @@ class TokenBucket implements Limiter {
 		this.perMs = cfg.limit / cfg.windowMs;
 	}
 
-	take(key: string, now: number): number {
-		let bucket = this.buckets.get(key);
-		if (!bucket) this.buckets.set(key, (bucket = { tokens: this.capacity, at: now }));
+	/** The key's bucket, refilled up to `now`. */
+	private refill(key: string, now: number): { tokens: number; at: number } {
+		const bucket = this.buckets.get(key) ?? { tokens: this.capacity, at: now };
 		bucket.tokens = Math.min(this.capacity, bucket.tokens + (now - bucket.at) * this.perMs);
 		bucket.at = now;
-		if (bucket.tokens >= 1) {
-			bucket.tokens -= 1;
-			return 0;
-		}
-		return (1 - bucket.tokens) / this.perMs;
+		this.buckets.set(key, bucket);
+		return bucket;
 	}
 
-	state(key: string, now: number): { remaining: number; resetMs: number } {
-		const bucket = this.buckets.get(key) ?? { tokens: this.capacity, at: now };
-		const tokens = Math.min(this.capacity, bucket.tokens + (now - bucket.at) * this.perMs);
+	state(key: string, now: number): State {
+		const { tokens } = this.refill(key, now);
 		const remaining = Math.floor(tokens);
-		const resetMs = remaining >= this.capacity ? 0 : (remaining + 1 - tokens) / this.perMs;
-		return { remaining, resetMs };
+		return {
+			remaining,
+			resetMs: remaining >= this.capacity ? 0 : (remaining + 1 - tokens) / this.perMs,
+		};
+	}
+
+	consume(key: string, now: number): void {
+		this.refill(key, now).tokens -= 1;
 	}
 }
-
-const ALGORITHMS: RateLimitAlgorithm[] = ['sliding-log', 'fixed-window', 'token-bucket'];
 
 /** Throws a readable error for a config the limiters cannot honour. */
 export function validateRateLimit(cfg: unknown): RateLimitConfig | false {
 	if (cfg === false) return false;
-	const c = cfg as Partial<RateLimitConfig> | null;
+	if (!cfg || typeof cfg !== 'object') throw new Error('rate limit must be an object or false');
+	const c = cfg as Record<string, unknown>;
 	const positiveInt = (v: unknown): boolean => Number.isInteger(v) && (v as number) > 0;
-	if (!c || typeof c !== 'object') throw new Error('rate limit must be an object or false');
-	if (!positiveInt(c.limit)) throw new Error('rate limit: limit must be a positive integer');
-	if (!positiveInt(c.windowMs)) throw new Error('rate limit: windowMs must be a positive integer');
-	if (c.algorithm !== undefined && !ALGORITHMS.includes(c.algorithm)) {
-		throw new Error(`rate limit: algorithm must be one of ${ALGORITHMS.join(', ')}`);
-	}
-	if (c.burst !== undefined && !positiveInt(c.burst)) {
-		throw new Error('rate limit: burst must be a positive integer');
-	}
-	if (c.headers !== undefined && !RATE_LIMIT_HEADER_STYLES.includes(c.headers)) {
-		throw new Error(`rate limit: headers must be one of ${RATE_LIMIT_HEADER_STYLES.join(', ')}`);
-	}
-	if (c.resetRounding !== undefined && !RESET_ROUNDINGS.includes(c.resetRounding)) {
-		throw new Error(`rate limit: resetRounding must be one of ${RESET_ROUNDINGS.join(', ')}`);
-	}
-	return {
-		limit: c.limit as number,
-		windowMs: c.windowMs as number,
-		algorithm: c.algorithm ?? 'sliding-log',
-		...(c.burst !== undefined ? { burst: c.burst } : {}),
-		...(c.headers !== undefined ? { headers: c.headers } : {}),
-		...(c.resetRounding !== undefined ? { resetRounding: c.resetRounding } : {}),
+	const fail = (field: string, must: string): never => {
+		throw new Error(`rate limit: ${field} must be ${must}`);
 	};
+	const oneOf = (field: string, allowed: readonly string[]): void => {
+		if (c[field] !== undefined && !allowed.includes(c[field] as string))
+			fail(field, `one of ${allowed.join(', ')}`);
+	};
+	if (!positiveInt(c.limit)) fail('limit', 'a positive integer');
+	if (!positiveInt(c.windowMs)) fail('windowMs', 'a positive integer');
+	if (c.burst !== undefined && !positiveInt(c.burst)) fail('burst', 'a positive integer');
+	oneOf('algorithm', ['sliding-log', 'fixed-window', 'token-bucket']);
+	oneOf('headers', RATE_LIMIT_HEADER_STYLES);
+	oneOf('resetRounding', ['up', 'down', 'nearest']);
+	const { limit, windowMs, algorithm = 'sliding-log', burst, headers, resetRounding } = c;
+	return { limit, windowMs, algorithm, burst, headers, resetRounding } as RateLimitConfig;
 }
 
 /** The key's budget after a decision, in the configured header family (none: {}). */
 export function rateLimitHeaders(
 	style: RateLimitHeaderStyle | undefined,
-	cfg: { limit: number; windowMs: number; resetRounding?: ResetRounding },
+	cfg: Pick<RateLimitConfig, 'limit' | 'windowMs' | 'resetRounding'>,
 	state: { remaining: number; resetMs: number },
 	epochNowMs: number = Date.now(),
 ): Record<string, string> {
@@ -163,30 +140,19 @@ export function rateLimitHeaders(
 	const resetSeconds = Math.max(0, round(state.resetMs / 1000));
 	const limit = String(cfg.limit);
 	const remaining = String(Math.max(0, state.remaining));
-	switch (style) {
-		case 'x-ratelimit-delta':
-		case 'x-ratelimit-epoch':
-			return {
-				'X-RateLimit-Limit': limit,
-				'X-RateLimit-Remaining': remaining,
-				'X-RateLimit-Reset': String(
-					style === 'x-ratelimit-delta' ? resetSeconds : round((epochNowMs + state.resetMs) / 1000),
-				),
-			};
-		case 'ratelimit':
-			return {
-				'RateLimit-Limit': limit,
-				'RateLimit-Remaining': remaining,
-				'RateLimit-Reset': String(resetSeconds),
-			};
-		case 'ietf':
-			return {
-				'RateLimit-Policy': `"default";q=${limit};w=${Math.round(cfg.windowMs / 1000)}`,
-				RateLimit: `"default";r=${remaining};t=${resetSeconds}`,
-			};
-		default:
-			return {};
+	if (style === 'ietf') {
+		const policy = `"default";q=${limit};w=${Math.round(cfg.windowMs / 1000)}`;
+		return { 'RateLimit-Policy': policy, RateLimit: `"default";r=${remaining};t=${resetSeconds}` };
 	}
+	if (style === undefined) return {};
+	const prefix = style === 'ratelimit' ? 'RateLimit' : 'X-RateLimit';
+	const epoch = style === 'x-ratelimit-epoch';
+	const reset = epoch ? round((epochNowMs + state.resetMs) / 1000) : resetSeconds;
+	return {
+		[`${prefix}-Limit`]: limit,
+		[`${prefix}-Remaining`]: remaining,
+		[`${prefix}-Reset`]: String(reset),
+	};
 }
 
 export type RateDecision = ({ ok: true } | { ok: false; retryAfterSeconds: number }) & {
@@ -204,7 +170,7 @@ export class RateLimiter {
 	 */
 	constructor(
 		cfg: RateLimitConfig | false,
-		private readonly clock: () => number = now,
+		private readonly clock: () => number = () => performance.now(),
 		private readonly epochClock: () => number = Date.now,
 	) {
 		this.configure(cfg);
@@ -231,15 +197,13 @@ export class RateLimiter {
 	take(key: string): RateDecision {
 		if (!this.limiter || this.cfg === false) return { ok: true, headers: {} };
 		const now = this.clock();
-		const waitMs = this.limiter.take(key, now);
-		const state = this.limiter.state(key, now);
-		const headers = rateLimitHeaders(this.cfg.headers, this.cfg, state, this.epochClock());
-		if (waitMs <= 0) return { ok: true, headers };
+		const before = this.limiter.state(key, now);
+		const ok = before.remaining >= 1;
+		if (ok) this.limiter.consume(key, now);
+		const after = this.limiter.state(key, now);
+		const headers = rateLimitHeaders(this.cfg.headers, this.cfg, after, this.epochClock());
+		if (ok) return { ok, headers };
 		// Retry-After is whole seconds; round up so that a client honouring it is never early.
-		return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)), headers };
+		return { ok, retryAfterSeconds: Math.max(1, Math.ceil(before.resetMs / 1000)), headers };
 	}
-}
-
-function now(): number {
-	return performance.now();
 }

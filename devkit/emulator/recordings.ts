@@ -3,9 +3,12 @@
  * (as S3/GCS presigned URLs do), so the node has to fetch it without its API key.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'crypto';
-import { CallStore } from './calls';
 import { detail, json, Reply } from './http';
-import { PendingRecordingAnswer, RecordingFileNames, RecordingFiles } from './types';
+import type { EmulatorServer } from './server';
+import { RecordingFileNames } from './types';
+
+/** Lifetime of signed recording URLs. */
+const URL_TTL_MS = 15 * 60_000;
 
 export class UrlSigner {
 	// Per-emulator secret: URLs from one emulator run are worthless in another.
@@ -22,29 +25,17 @@ export class UrlSigner {
 	}
 }
 
-export interface RecordingOptions {
-	fileBaseUrl: string;
-	ttlMs: number;
-	sizeBytes: number;
-	/** The answer while a recording is still being processed. */
-	pendingAnswer: PendingRecordingAnswer;
-	files: RecordingFiles;
-}
-
-/** The file's path on the file origin: named by call, or the same name in a folder per call. */
-export function recordingPath(callId: string, names: RecordingFileNames = 'by-call'): string {
-	const id = encodeURIComponent(callId);
-	if (names === 'same') return `/recordings/${id}/recording.mp3`;
-	if (names === 'content') return `/recordings/${id}/content`;
-	return `/recordings/${id}.mp3`;
-}
+const PATHS: Record<RecordingFileNames, string> = {
+	'by-call': '.mp3',
+	same: '/recording.mp3',
+	content: '/content',
+};
 
 /** The call a file-origin path names, in any of the three forms; undefined for any other path. */
 export function callIdOfRecordingPath(path: string): string | undefined {
 	const match = /^\/recordings\/([^/]+?)(?:\.mp3|\/recording\.mp3|\/content)$/.exec(path);
-	if (!match) return undefined;
 	try {
-		return decodeURIComponent(match[1]);
+		return match ? decodeURIComponent(match[1]) : undefined;
 	} catch {
 		return undefined;
 	}
@@ -60,38 +51,35 @@ export function recordingDisposition(
 	return `attachment; filename="${name}.mp3"`;
 }
 
-export function getRecording(
-	store: CallStore,
-	signer: UrlSigner,
-	encodedId: string,
-	opts: RecordingOptions,
-): Reply {
+export function getRecording(emu: EmulatorServer, encodedId: string): Reply {
 	let callId: string;
 	try {
 		callId = decodeURIComponent(encodedId);
 	} catch {
 		return detail(404, 'Call not found');
 	}
-	const call = store.find(callId);
+	const call = emu.callStore.find(callId);
 	if (!call) return detail(404, 'Call not found');
 	if (!call.has_recording) return detail(404, 'Recording not found');
-	if (store.recordingPending(call, Date.now())) {
+	if (emu.callStore.recordingPending(call, Date.now())) {
 		// Processing: Bandwidth-like status without a media URL, a 202, or the missed call's 404.
-		if (opts.pendingAnswer === '404') return detail(404, 'Recording not found');
+		const { pendingAnswer } = emu.processing;
+		if (pendingAnswer === '404') return detail(404, 'Recording not found');
 		const processing = { call_id: callId, status: 'processing' };
-		return opts.pendingAnswer === '202'
+		return pendingAnswer === '202'
 			? json(202, processing)
 			: json(200, { ...processing, url: null });
 	}
-	const expires = Math.ceil((Date.now() + opts.ttlMs) / 1000);
-	const signature = signer.sign(callId, expires);
+	const expires = Math.ceil((Date.now() + URL_TTL_MS) / 1000);
+	const path = `/recordings/${encodeURIComponent(callId)}${PATHS[emu.files.recordingFileNames]}`;
+	const query = `expires=${expires}&signature=${emu.signer.sign(callId, expires)}`;
 	return json(200, {
 		call_id: callId,
 		status: 'completed',
-		url: `${opts.fileBaseUrl}${recordingPath(callId, opts.files.recordingFileNames)}?expires=${expires}&signature=${signature}`,
+		url: `${emu.fileBaseUrl}${path}?${query}`,
 		expires_at: new Date(expires * 1000).toISOString(),
-		content_type: opts.files.recordingContentType,
-		size_bytes: opts.sizeBytes,
+		content_type: emu.files.recordingContentType,
+		size_bytes: emu.opts.recordingBytes,
 		duration_seconds: call.duration_seconds,
 	});
 }

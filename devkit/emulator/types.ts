@@ -1,7 +1,4 @@
-/**
- * Public types of the API emulator. The shapes here are a contract with the node's test suites
- * (in-process and over HTTP), so change them only together with those suites.
- */
+/** Public types of the API emulator: a contract with the suites, changed only with them. */
 
 export type Scope = 'leads:write' | 'calls:read' | 'recordings:read';
 
@@ -14,44 +11,37 @@ export type RateLimitAlgorithm = 'sliding-log' | 'fixed-window' | 'token-bucket'
 
 /**
  * Which header family states the key's budget on every rate-limited answer (2xx and 429):
- * - 'x-ratelimit-delta' / 'x-ratelimit-epoch': X-RateLimit-Limit/Remaining/Reset, Reset in
- *   seconds from now or as epoch seconds;
- * - 'ratelimit': RateLimit-Limit/Remaining/Reset (earlier IETF drafts), Reset in seconds;
- * - 'ietf': RateLimit-Policy `"default";q=<limit>;w=<window s>` with RateLimit
- *   `"default";r=<remaining>;t=<reset s>` (current IETF draft).
- * Reset is when Remaining next goes up, in whole seconds (rounded as `ResetRounding` says): the
- * window's end (fixed window), when the oldest counted request leaves the window (sliding log),
- * when the next token comes (token bucket).
+ * X-RateLimit-* with Reset in seconds from now or as epoch seconds, RateLimit-* (earlier IETF
+ * drafts), or RateLimit-Policy with RateLimit (current IETF draft). Reset is when Remaining next
+ * goes up: the window's end (fixed window), when the oldest counted request leaves the window
+ * (sliding log), when the next token comes (token bucket).
  */
-export type RateLimitHeaderStyle = 'x-ratelimit-delta' | 'x-ratelimit-epoch' | 'ratelimit' | 'ietf';
-
-export const RATE_LIMIT_HEADER_STYLES: readonly RateLimitHeaderStyle[] = [
+export const RATE_LIMIT_HEADER_STYLES = [
 	'x-ratelimit-delta',
 	'x-ratelimit-epoch',
 	'ratelimit',
 	'ietf',
-];
+] as const;
+export type RateLimitHeaderStyle = (typeof RATE_LIMIT_HEADER_STYLES)[number];
 
 /**
- * How a stated Reset (seconds from now, or epoch seconds) is rounded to whole seconds; the spec
- * leaves it open. 'up' (default) is never early; 'down' (`Math.floor`, common in hand-written
- * limiters) states a reset up to 1 s before Remaining goes up, and 0 s while it is still 0;
- * 'nearest' is up to half a second early or late. Retry-After is always rounded up.
+ * How a stated Reset is rounded to whole seconds; the spec leaves it open. 'up' (default) is never
+ * early; 'down' (`Math.floor`, common in hand-written limiters) states a reset up to 1 s before
+ * Remaining goes up, and 0 s while it is still 0; 'nearest' is up to half a second early or late.
+ * Retry-After is always rounded up.
  */
 export type ResetRounding = 'up' | 'down' | 'nearest';
-
-export const RESET_ROUNDINGS: readonly ResetRounding[] = ['up', 'down', 'nearest'];
 
 export interface RateLimitConfig {
 	limit: number;
 	windowMs: number;
 	/** Default 'sliding-log'. */
 	algorithm?: RateLimitAlgorithm;
-	/** Token bucket capacity; default = limit. Ignored by the other algorithms. */
+	/** Token bucket capacity; default = limit. */
 	burst?: number;
 	/** Default: none (the spec shows no rate-limit headers). */
 	headers?: RateLimitHeaderStyle;
-	/** How the headers' Reset is rounded to whole seconds (default 'up'). */
+	/** Default 'up'. */
 	resetRounding?: ResetRounding;
 }
 
@@ -63,7 +53,7 @@ export type PaginationStyle =
 	| 'array-link-header' // top-level array + `Link: <url>; rel="next"` when there is more
 	| 'data-page'; // { data: [...], page, pages, total }, next page by `page=N`
 
-/** Every pagination style, for suites that run once per style. */
+/** Every cursor style, for suites that run once per style. */
 export const PAGINATION_STYLES: readonly PaginationStyle[] = [
 	'data-next_cursor',
 	'items-nextCursor',
@@ -72,7 +62,7 @@ export const PAGINATION_STYLES: readonly PaginationStyle[] = [
 	'array-link-header',
 ];
 
-/** Page numbers (`data-page`): kept out of PAGINATION_STYLES, whose suites expect stable cursors. */
+/** Page numbers: kept out of PAGINATION_STYLES, whose suites expect stable cursors. */
 export const PAGE_NUMBER_STYLE: PaginationStyle = 'data-page';
 
 /**
@@ -80,17 +70,11 @@ export const PAGE_NUMBER_STYLE: PaginationStyle = 'data-page';
  * leaves it open): '404' like a call without a recording, '202' Accepted with
  * `{ call_id, status: 'processing' }`, or 'processing': 200 with that body and `url: null`.
  */
-export type PendingRecordingAnswer = '404' | '202' | 'processing';
+export const PENDING_RECORDING_ANSWERS = ['404', '202', 'processing'] as const;
+export type PendingRecordingAnswer = (typeof PENDING_RECORDING_ANSWERS)[number];
 
-export const PENDING_RECORDING_ANSWERS: readonly PendingRecordingAnswer[] = [
-	'404',
-	'202',
-	'processing',
-];
-
-/** When recordings of calls added from now on become ready, and what the API says meanwhile. */
+/** How long recordings of calls added from now on stay pending (default 0), answered how. */
 export interface RecordingProcessing {
-	/** How long after a call is added its recording stays pending; 0 (default) = ready at once. */
 	delayMs: number;
 	/** Default 'processing'. */
 	pendingAnswer: PendingRecordingAnswer;
@@ -98,49 +82,38 @@ export interface RecordingProcessing {
 
 /**
  * How the file host names a recording (the spec shows no recording fields, and real hosts differ):
- * - 'by-call' (default): the address ends in `/recordings/<call id>.mp3` and Content-Disposition
- *   says `filename="<call id>.mp3"`;
+ * - 'by-call' (default): `/recordings/<call id>.mp3`, Content-Disposition `filename="<id>.mp3"`;
  * - 'same': every file has the same name, `/recordings/<call id>/recording.mp3` and
  *   `filename="recording.mp3"` (hosts that keep each file in a folder of its own);
  * - 'content': `/recordings/<call id>/content`, no Content-Disposition (a name without extension).
  */
 export type RecordingFileNames = 'by-call' | 'same' | 'content';
 
-export const RECORDING_FILE_NAMES: readonly RecordingFileNames[] = ['by-call', 'same', 'content'];
-
 /** How the file host serves recordings; changeable while running (`setRecordingFiles`). */
 export interface RecordingFiles {
-	/** Default 'by-call'. */
 	recordingFileNames: RecordingFileNames;
-	/**
-	 * The Content-Type recordings are served with (and the API's `content_type`): default
-	 * 'audio/mpeg'; 'application/octet-stream' as S3 often serves uploads.
-	 */
+	/** Also the API's `content_type`; default 'audio/mpeg' ('application/octet-stream': S3's). */
 	recordingContentType: string;
 }
 
 /** How GET /v1/calls orders calls: new calls at the front, or appended at the end. */
 export type ListOrder = 'newest-first' | 'oldest-first';
 
+/** Defaults: the DEMO_KEYS, 120 seeded calls, newest first, 50 a page, at most 100. */
 export interface EmulatorOptions {
-	/** Default: the DEMO_KEYS with their obvious scopes. */
 	keys?: ApiKey[];
 	/** Default { limit: 60, windowMs: 60000, algorithm: 'sliding-log' }; false = unlimited. */
 	rateLimit?: RateLimitConfig | false;
-	/** Default 120. */
 	seedCalls?: number;
 	/** Default 'data-next_cursor'. */
 	paginationStyle?: PaginationStyle;
-	/** Default 'newest-first'. */
 	listOrder?: ListOrder;
 	/**
 	 * The field listed calls carry their creation time in (default 'created_at'). Any other
 	 * name, or null for no time at all, also drops started_at and ended_at.
 	 */
 	callTimeField?: string | null;
-	/** Default 50. */
 	defaultPageSize?: number;
-	/** Default 100. */
 	maxPageSize?: number;
 	/** What a `limit` above maxPageSize does: 'clamp' (default) or 'reject' (422 less_than_equal). */
 	pageSizeOverflow?: 'clamp' | 'reject';
@@ -148,96 +121,76 @@ export interface EmulatorOptions {
 	recordingBytes?: number;
 	/** Recordings of added calls (seeded calls are always ready); default ready at once. */
 	recordingProcessing?: Partial<RecordingProcessing>;
-	/** How the file host names recordings (default 'by-call'; see RecordingFileNames). */
 	recordingFileNames?: RecordingFileNames;
-	/** The Content-Type recordings are served with; default 'audio/mpeg'. */
 	recordingContentType?: string;
-	/** Lifetime of signed recording URLs; default 15 minutes. */
-	signedUrlTtlMs?: number;
 	/** Default true: phone_e164 must match ^\+[1-9]\d{1,14}$. */
 	strictPhone?: boolean;
 	/** Default true; false keeps only the counters of stats() (for 10k-request benchmarks). */
 	recordRequests?: boolean;
-	/** Default 127.0.0.1. */
+	/** Default 127.0.0.1, random ports. */
 	host?: string;
-	/** Default 0 (random). */
 	port?: number;
-	/** Default 0 (random). */
 	fileHostPort?: number;
 }
 
 export interface RecordedRequest {
 	origin: 'api' | 'files';
 	method: string;
-	/** Path without the query string, as sent (not URL-decoded). */
+	/** As sent (not URL-decoded). */
 	path: string;
 	query: Record<string, string>;
 	headers: Record<string, string | string[] | undefined>;
 	body: string;
 	status: number | 'reset' | 'hang';
-	/** ms since the epoch, at arrival. */
+	/** At arrival (epoch ms). */
 	at: number;
-	/** Set when an injected fault decided (or damaged) the answer. Extension. */
+	/** Set when an injected fault decided (or damaged) the answer. */
 	fault?: Fault['kind'];
 	/** The answer's headers, when it was sent (to see what a rate-limited key was told). */
 	answerHeaders?: Record<string, string>;
 }
 
-/**
- * A path filter: a string matches the exact path, or every path below it when it ends in '/'
- * (for example '/recordings/'); a RegExp is tested against the path.
- */
+/** A string matches the exact path, or every path below it when it ends in '/'. */
 export type PathMatcher = string | RegExp;
 
-/**
- * Faults are consumed FIFO: each request takes the first queued fault that matches it.
- * `origin` (extension) limits a fault to one server; without it, status/reset/hang faults match
- * requests on both origins.
- */
+interface FaultTarget {
+	count?: number;
+	path?: PathMatcher;
+	method?: string;
+	/** Without it, the fault matches requests on both origins. */
+	origin?: 'api' | 'files';
+}
+
+/** Faults are consumed FIFO: each request takes the first queued fault that matches it. */
 export type Fault =
-	| {
+	| (FaultTarget & {
 			kind: 'status';
 			status: number;
-			count?: number;
-			/** Sent verbatim as the Retry-After header; omitted when undefined. */
+			/** Sent verbatim as the Retry-After header. */
 			retryAfter?: string;
 			/** More headers, sent verbatim (a rate-limit count the limiter would not state). */
 			headers?: Record<string, string>;
-			/** Default: {"detail":"<reason phrase>"} as JSON. */
+			/** Default: {"detail":"<reason phrase>"}. */
 			body?: string;
 			/** Default: application/json, or text/html when the body starts with '<'. */
 			contentType?: string;
-			path?: PathMatcher;
-			method?: string;
-			origin?: 'api' | 'files';
-	  }
-	| {
-			kind: 'reset';
-			when: 'before-body' | 'after-body';
-			count?: number;
-			path?: PathMatcher;
-			method?: string;
-			origin?: 'api' | 'files';
-	  }
-	| { kind: 'hang'; count?: number; path?: PathMatcher; method?: string; origin?: 'api' | 'files' }
+	  })
+	| (FaultTarget & { kind: 'reset'; when: 'before-body' | 'after-body' })
+	| (FaultTarget & { kind: 'hang' })
 	| { kind: 'truncate'; count?: number; path?: PathMatcher }
 	| { kind: 'expire-signed-urls' };
 
-export interface StoredLead {
+export type StoredLead = Record<
+	'name' | 'campaign_id' | 'contact_type' | 'legal_basis',
+	string | null
+> & {
 	id: string;
 	phone_e164: string;
-	name: string | null;
-	campaign_id: string | null;
-	contact_type: string | null;
-	legal_basis: string | null;
 	created_at: string;
 	updated_at: string;
 	/** How many accepted imports wrote this lead (1 = created, never updated). Not sent by the API. */
 	writes: number;
-}
-
-export type CallDirection = 'inbound' | 'outbound';
-export type CallStatus = 'completed' | 'missed' | 'voicemail';
+};
 
 export interface CallRecord {
 	id: string;
@@ -245,10 +198,10 @@ export interface CallRecord {
 	started_at: string;
 	ended_at: string;
 	duration_seconds: number;
-	direction: CallDirection;
+	direction: 'inbound' | 'outbound';
 	from_e164: string;
 	to_e164: string;
-	status: CallStatus;
+	status: 'completed' | 'missed' | 'voicemail';
 	lead_id: string | null;
 	has_recording: boolean;
 }
@@ -259,30 +212,26 @@ export interface EmulatorStats {
 	/** API-origin answers by status: '201', '429', 'reset', 'hang', ... */
 	byStatus: Record<string, number>;
 	leads: number;
-	/** File-origin counterparts (extension). */
 	fileRequests: number;
 	fileByStatus: Record<string, number>;
 }
 
 export interface Emulator {
-	/** e.g. http://127.0.0.1:43123 (no trailing slash). */
+	/** http://127.0.0.1:<port>, no trailing slash; fileBaseUrl serves the signed recordings. */
 	baseUrl: string;
-	/** Second origin (other port) serving signed recordings. */
 	fileBaseUrl: string;
-	/** API origin, in arrival order, including 401/403/422/429 and faults. */
+	/** In arrival order. */
 	readonly requests: RecordedRequest[];
 	readonly fileRequests: RecordedRequest[];
-	/** Keyed by phone_e164. */
+	/** By phone_e164. */
 	readonly leads: Map<string, StoredLead>;
-	/** In list order (newest first). */
+	/** Newest first. */
 	readonly calls: CallRecord[];
 	inject(fault: Fault): void;
 	clearFaults(): void;
 	/** Also resets the limiter state. */
 	setRateLimit(cfg: RateLimitConfig | false): void;
-	/** Changes how recordings of calls added from now on are processed (see RecordingProcessing). */
 	setRecordingProcessing(processing: Partial<RecordingProcessing>): RecordingProcessing;
-	/** Changes how the file host names and types recordings from now on (see RecordingFiles). */
 	setRecordingFiles(files: Partial<RecordingFiles>): RecordingFiles;
 	/** New calls become the newest (front of the list); returned newest first, like `calls`. */
 	addCalls(n: number, overrides?: Partial<CallRecord>): CallRecord[];

@@ -1,148 +1,70 @@
-/** The emulator itself: keys, scopes and POST /v1/leads (422 validation, upsert by phone). */
+/** The emulator itself: keys, scopes, routing and POST /v1/leads (422 validation, upsert by phone). */
 import { DEMO_KEYS } from '../../devkit/emulator';
-import { importLead, read, get, useEmulators } from './kit';
+import { importLead, read, useEmulators } from './kit';
 
 const { emu, start } = useEmulators();
+const { full, noScopes, leadsOnly, callsOnly } = DEMO_KEYS;
+const lacks = (scope: string) => `API key lacks required scope: ${scope}`;
 
-describe('keys and auth', () => {
-	it('exposes demo keys in the real key format', () => {
-		for (const key of Object.values(DEMO_KEYS)) expect(key).toMatch(/^pf_live_[A-Za-z0-9_-]{43}$/);
+it.each([
+	['GET /v1/calls', 401, 'Not authenticated', undefined],
+	['GET /v1/calls', 401, 'Not authenticated', `Token ${full}`],
+	['GET /v1/calls', 401, 'Invalid API key', `Bearer pf_live_${'x'.repeat(43)}`],
+	['POST /v1/leads', 403, lacks('leads:write'), `Bearer ${noScopes}`],
+	['GET /v1/calls', 403, lacks('calls:read'), `Bearer ${leadsOnly}`],
+	['GET /v1/calls/call_000001/recording', 403, lacks('recordings:read'), `Bearer ${callsOnly}`],
+	['GET /v1/nope', 404, 'Not Found', `Bearer ${full}`],
+	['GET /v1/leads', 405, 'Method Not Allowed', `Bearer ${full}`],
+])('%s: %i %s', async (route, status, detail, authorization) => {
+	const [method, path] = route.split(' ');
+	const response = await fetch(`${emu().baseUrl}${path}`, {
+		method,
+		headers: authorization === undefined ? {} : { Authorization: authorization },
+		body: method === 'POST' ? '{"phone_e164": "+14155552671"}' : undefined,
 	});
-
-	it('answers 401 for a missing, malformed or unknown key, with a Bearer challenge', async () => {
-		const missing = await fetch(`${emu().baseUrl}/v1/calls`);
-		expect(missing.status).toBe(401);
-		expect(missing.headers.get('www-authenticate')).toBe('Bearer');
-		expect(await read(missing)).toEqual({ detail: 'Not authenticated' });
-
-		const malformed = await fetch(`${emu().baseUrl}/v1/calls`, {
-			headers: { Authorization: `Token ${DEMO_KEYS.full}` },
-		});
-		expect(await read(malformed)).toEqual({ detail: 'Not authenticated' });
-
-		const unknown = await get(`${emu().baseUrl}/v1/calls`, `pf_live_${'x'.repeat(43)}`);
-		expect(unknown.status).toBe(401);
-		expect(await read(unknown)).toEqual({ detail: 'Invalid API key' });
-	});
-
-	it('answers 403 naming the scope the operation needs', async () => {
-		const leads = await importLead(emu(), { phone_e164: '+14155552671' }, DEMO_KEYS.noScopes);
-		expect(leads.status).toBe(403);
-		expect(await read(leads)).toEqual({ detail: 'API key lacks required scope: leads:write' });
-
-		const calls = await get(`${emu().baseUrl}/v1/calls`, DEMO_KEYS.leadsOnly);
-		expect(await read(calls)).toEqual({ detail: 'API key lacks required scope: calls:read' });
-
-		const recording = await get(
-			`${emu().baseUrl}/v1/calls/call_000001/recording`,
-			DEMO_KEYS.callsOnly,
-		);
-		expect(recording.status).toBe(403);
-		expect(await read(recording)).toEqual({
-			detail: 'API key lacks required scope: recordings:read',
-		});
-		expect(emu().leads.size).toBe(0);
-	});
-
-	it('routes like FastAPI: 404 for unknown paths, 405 for wrong methods', async () => {
-		expect((await get(`${emu().baseUrl}/v1/nope`)).status).toBe(404);
-		const wrong = await get(`${emu().baseUrl}/v1/leads`);
-		expect(wrong.status).toBe(405);
-		expect(await read(wrong)).toEqual({ detail: 'Method Not Allowed' });
-	});
+	expect([response.status, await read(response)]).toEqual([status, { detail }]);
+	// FastAPI's HTTPBearer challenges on 401 only.
+	expect(response.headers.get('www-authenticate')).toBe(status === 401 ? 'Bearer' : null);
+	expect(emu().leads.size).toBe(0);
 });
 
 describe('POST /v1/leads validation (422)', () => {
-	it('reports malformed JSON as json_invalid with the error position', async () => {
-		const response = await importLead(emu(), '{"phone_e164": }');
-		expect(response.status).toBe(422);
-		const [error] = (await read(response)).detail;
-		expect(error).toMatchObject({
-			type: 'json_invalid',
-			loc: ['body', 15],
-			msg: 'JSON decode error',
-			input: {},
-		});
-		expect(error.ctx).toEqual({ error: 'Expecting value' });
+	const json = (pos: number, error: string) => ({
+		type: 'json_invalid',
+		loc: ['body', pos],
+		msg: 'JSON decode error',
+		input: {},
+		ctx: { error },
 	});
-
+	const noName = 'Expecting property name enclosed in double quotes';
+	const wrong = { name: 5, campaign_id: null, contact_type: ['x'], legal_basis: 'consent', x: 1 };
+	const stringType = (field: string, input: unknown) => ({
+		type: 'string_type',
+		loc: ['body', field],
+		msg: 'Input should be a valid string',
+		input,
+	});
+	const notObject = (input: unknown) => ({
+		type: 'model_attributes_type',
+		loc: ['body'],
+		msg: 'Input should be a valid dictionary or object to extract fields from',
+		input,
+	});
+	const lead = '{"phone_e164":"+14155552671"}';
 	it.each([
-		['{"phone_e164" "+1"}', 14, "Expecting ':' delimiter"],
-		['{"phone_e164": "+1",}', 20, 'Expecting property name enclosed in double quotes'],
-		['{"phone_e164": "+1" "name"}', 20, "Expecting ',' delimiter"],
-		['{"phone_e164": "+1', 15, 'Unterminated string starting at'],
-		['{} x', 3, 'Extra data'],
-		["{'phone_e164': 1}", 1, 'Expecting property name enclosed in double quotes'],
-	])('locates JSON errors like Python: %s', async (text, pos, message) => {
-		const [error] = (await read(await importLead(emu(), text))).detail;
-		expect(error).toMatchObject({ loc: ['body', pos], ctx: { error: message } });
-	});
-
-	it('rejects a non-object body and an empty body', async () => {
-		const array = await importLead(emu(), [{ phone_e164: '+14155552671' }]);
-		expect((await read(array)).detail).toEqual([
-			{
-				type: 'model_attributes_type',
-				loc: ['body'],
-				msg: 'Input should be a valid dictionary or object to extract fields from',
-				input: [{ phone_e164: '+14155552671' }],
-			},
-		]);
-		const empty = await importLead(emu(), '');
-		expect((await read(empty)).detail).toEqual([
-			{ type: 'missing', loc: ['body'], msg: 'Field required', input: null },
-		]);
-	});
-
-	it('treats a non-JSON content type as a raw body, as FastAPI does', async () => {
-		const response = await importLead(
-			emu(),
-			'{"phone_e164":"+14155552671"}',
-			DEMO_KEYS.full,
-			'text/plain',
-		);
-		expect(response.status).toBe(422);
-		expect((await read(response)).detail[0]).toMatchObject({
-			type: 'model_attributes_type',
-			loc: ['body'],
-		});
-	});
-
-	it('reports every problem at once: missing phone and wrong types', async () => {
-		const body = {
-			name: 5,
-			campaign_id: null,
-			contact_type: ['x'],
-			legal_basis: 'consent',
-			extra: 1,
-		};
-		const response = await importLead(emu(), body);
-		expect(response.status).toBe(422);
-		expect((await read(response)).detail).toEqual([
-			{ type: 'missing', loc: ['body', 'phone_e164'], msg: 'Field required', input: body },
-			{
-				type: 'string_type',
-				loc: ['body', 'name'],
-				msg: 'Input should be a valid string',
-				input: 5,
-			},
-			{
-				type: 'string_type',
-				loc: ['body', 'contact_type'],
-				msg: 'Input should be a valid string',
-				input: ['x'],
-			},
-		]);
-		const nullPhone = await importLead(emu(), { phone_e164: null });
-		expect((await read(nullPhone)).detail[0]).toMatchObject({
-			type: 'string_type',
-			loc: ['body', 'phone_e164'],
-		});
-	});
-
-	it('checks E.164 when strictPhone is on, and not when it is off', async () => {
-		const response = await importLead(emu(), { phone_e164: '(415) 555-2671' });
-		expect((await read(response)).detail).toEqual([
+		// Python's json module positions and messages.
+		['{"phone_e164": }', json(15, 'Expecting value')],
+		['{"phone_e164" "+1"}', json(14, "Expecting ':' delimiter")],
+		['{"phone_e164": "+1",}', json(20, noName)],
+		['{"phone_e164": "+1" "name"}', json(20, "Expecting ',' delimiter")],
+		['{"phone_e164": "+1', json(15, 'Unterminated string starting at')],
+		['{} x', json(3, 'Extra data')],
+		["{'phone_e164': 1}", json(1, noName)],
+		[`[${lead}]`, notObject([{ phone_e164: '+14155552671' }])],
+		['', { type: 'missing', loc: ['body'], msg: 'Field required', input: null }],
+		['{"phone_e164": null}', stringType('phone_e164', null)],
+		[
+			'{"phone_e164": "(415) 555-2671"}',
 			{
 				type: 'value_error',
 				loc: ['body', 'phone_e164'],
@@ -150,49 +72,60 @@ describe('POST /v1/leads validation (422)', () => {
 				input: '(415) 555-2671',
 				ctx: { error: {} },
 			},
-		]);
-		const lax = await start({ strictPhone: false, rateLimit: false });
+		],
+	])('%s', async (body, error) => {
+		const response = await importLead(emu(), body);
+		expect([response.status, await read(response)]).toEqual([422, { detail: [error] }]);
+	});
+
+	it('reports every problem at once', async () => {
+		expect(await read(await importLead(emu(), wrong))).toEqual({
+			detail: [
+				{ type: 'missing', loc: ['body', 'phone_e164'], msg: 'Field required', input: wrong },
+				stringType('name', 5),
+				stringType('contact_type', ['x']),
+			],
+		});
+	});
+
+	it('reads JSON as JSON only: a text/plain body is raw text, as FastAPI does', async () => {
+		const response = await importLead(emu(), lead, full, 'text/plain');
+		expect([response.status, await read(response)]).toEqual([422, { detail: [notObject(lead)] }]);
+		// E.164 is checked only when strictPhone is on.
+		const lax = await start({ strictPhone: false });
 		expect((await importLead(lax, { phone_e164: 'not a phone' })).status).toBe(201);
 	});
 });
 
-describe('POST /v1/leads upsert', () => {
-	it('creates, then updates by phone: omitted fields kept, null clears, unknown fields ignored', async () => {
-		const first = await importLead(emu(), {
-			phone_e164: '+14155552671',
-			name: 'Ada',
-			campaign_id: 'c1',
-			foo: 'bar',
-		});
-		expect(first.status).toBe(201);
-		const created = await read(first);
-		expect(created).toMatchObject({
+it('upserts by phone: omitted fields kept, null clears, unknown fields ignored', async () => {
+	const phone = '+14155552671';
+	const first = await importLead(emu(), { phone_e164: phone, name: 'Ada', campaign_id: 'c', x: 1 });
+	const created = await read(first);
+	expect([first.status, created]).toEqual([
+		201,
+		{
 			id: 'lead_1',
-			phone_e164: '+14155552671',
+			phone_e164: phone,
 			name: 'Ada',
-			campaign_id: 'c1',
+			campaign_id: 'c',
 			contact_type: null,
 			legal_basis: null,
 			created: true,
-		});
-		expect(created).not.toHaveProperty('foo');
-
-		const second = await importLead(emu(), {
-			phone_e164: '+14155552671',
+			created_at: expect.any(String),
+			updated_at: expect.any(String),
+		},
+	]);
+	const again = await importLead(emu(), { phone_e164: phone, campaign_id: null, legal_basis: 'x' });
+	expect([again.status, await read(again)]).toEqual([
+		201,
+		{
+			...created,
 			campaign_id: null,
-			legal_basis: 'consent',
-		});
-		expect(second.status).toBe(201);
-		expect(await read(second)).toMatchObject({
-			id: 'lead_1',
-			name: 'Ada',
-			campaign_id: null,
-			legal_basis: 'consent',
+			legal_basis: 'x',
 			created: false,
-			created_at: created.created_at,
-		});
-		expect(emu().leads.size).toBe(1);
-		expect(emu().leads.get('+14155552671')).toMatchObject({ writes: 2, name: 'Ada' });
-		expect(emu().stats()).toMatchObject({ requests: 2, byStatus: { '201': 2 }, leads: 1 });
-	});
+			updated_at: expect.any(String),
+		},
+	]);
+	expect(emu().leads.get(phone)).toMatchObject({ writes: 2, name: 'Ada' });
+	expect(emu().stats()).toMatchObject({ requests: 2, byStatus: { '201': 2 }, leads: 1 });
 });

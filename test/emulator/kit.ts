@@ -10,28 +10,23 @@ export const sleep = (ms: number): Promise<void> =>
 	new Promise((resolve) => setTimeout(resolve, ms));
 export const bearer = (key: string): Record<string, string> => ({ Authorization: `Bearer ${key}` });
 
-export async function importLead(
+export const importLead = (
 	emu: Emulator,
 	body: unknown,
 	key: string = DEMO_KEYS.full,
 	contentType = 'application/json',
-): Promise<Response> {
-	return fetch(`${emu.baseUrl}/v1/leads`, {
+): Promise<Response> =>
+	fetch(`${emu.baseUrl}/v1/leads`, {
 		method: 'POST',
 		headers: { ...bearer(key), 'Content-Type': contentType },
 		body: typeof body === 'string' ? body : JSON.stringify(body),
 	});
-}
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are checked by the assertions
 export const read = (response: Response): Promise<any> => response.json();
 
 export const get = (url: string, key: string = DEMO_KEYS.full): Promise<Response> =>
 	fetch(url, { headers: bearer(key) });
-
-/** Waits until the emulator is at a point `ms` after `t0` (Date.now() based). */
-export const until = (t0: number, ms: number): Promise<void> =>
-	sleep(Math.max(0, t0 + ms - Date.now()));
 
 /**
  * The calling file's emulators: `emu()` is one shared emulator, reset before each test;
@@ -44,12 +39,12 @@ export function useEmulators(): {
 	let shared: Emulator;
 	const started: Emulator[] = [];
 	const start = async (options: EmulatorOptions = {}): Promise<Emulator> => {
-		const instance = await startEmulator(options);
+		const instance = await startEmulator({ rateLimit: false, ...options });
 		started.push(instance);
 		return instance;
 	};
 	beforeAll(async () => {
-		shared = await start({ rateLimit: false });
+		shared = await start();
 	});
 	beforeEach(() => {
 		shared.reset();
