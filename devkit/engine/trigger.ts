@@ -47,27 +47,37 @@ function loadedTrigger(): INodeType {
 
 registerNodeType(TRIGGER_TYPE, loadedTrigger());
 
-/** Thrown into the poll when "n8n" is killed while an execution runs. */
 /**
  * Emulators for the calling test file's trigger tests: `emulatorWith(options)` starts one over
- * `defaults` (no rate limit), and every one started in a test stops after it.
+ * `defaults` (no rate limit), `activated` also starts a trigger on it and takes its first poll;
+ * every emulator started in a test stops after it.
  */
-export function useTriggerEmulators(
-	defaults: EmulatorOptions,
-): (options?: EmulatorOptions) => Promise<Emulator> {
+export function useTriggerEmulators(defaults: EmulatorOptions) {
 	let started: Emulator[] = [];
 	afterEach(async () => {
 		await Promise.all(started.map(async (emulator) => await emulator.stop()));
 		started = [];
 	});
-	return async (options = {}) => {
+	const emulatorWith = async (options: EmulatorOptions = {}) => {
 		const emulator = await startEmulator({ rateLimit: false, ...defaults, ...options });
 		started.push(emulator);
 		return emulator;
 	};
+	const activated = async (
+		options?: EmulatorOptions,
+		parameters?: IDataObject,
+		settings?: IWorkflowSettings,
+	) => {
+		const emulator = await emulatorWith(options);
+		const trigger = new TriggerUnderTest(emulator, parameters, settings);
+		await trigger.poll();
+		return { emulator, trigger };
+	};
+	return { emulatorWith, activated };
 }
 
-export class Killed extends Error {}
+/** Thrown into the poll when "n8n" is killed while an execution runs. */
+class Killed extends Error {}
 
 /** One trigger node in one workflow, polled like n8n polls it. */
 export class TriggerUnderTest {
