@@ -11,6 +11,7 @@ import type {
 	IBinaryData,
 	ICredentialDataDecryptedObject,
 	ICredentialType,
+	ICredentialsHelper,
 	IAuthenticate,
 	IExecuteData,
 	IHttpRequestOptions,
@@ -26,7 +27,6 @@ import type {
 	INode,
 	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
-import type { ICredentialsHelper } from 'n8n-workflow';
 import { NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { LeadCallAccessApi } from '../../credentials/LeadCallAccessApi.credentials';
@@ -85,7 +85,7 @@ export function oneNodeWorkflow(
 }
 
 let binaryDataReady: Promise<void> | undefined;
-async function ensureBinaryDataService(): Promise<void> {
+export async function ensureBinaryDataService(): Promise<void> {
 	binaryDataReady ??= Container.get(BinaryDataService).init();
 	await binaryDataReady;
 }

@@ -27,7 +27,13 @@ import type { CallRecord, Emulator, EmulatorOptions, RecordedRequest } from '../
 import { DEMO_KEYS, startEmulator } from '../emulator';
 import type { TestCredentials } from './harness';
 import { NO_SCHEDULED_POLLS } from '../workflows';
-import { TRIGGER_TYPE, additionalDataFor, oneNodeWorkflow, registerNodeType } from './harness';
+import {
+	TRIGGER_TYPE,
+	additionalDataFor,
+	ensureBinaryDataService,
+	oneNodeWorkflow,
+	registerNodeType,
+} from './harness';
 
 /** n8n adds Poll Times to every polling node when it loads it (n8n-core's node loader). */
 const POLL_TIMES: INodeProperties = {
@@ -53,6 +59,8 @@ registerNodeType(TRIGGER_TYPE, loadedTrigger());
  * every emulator started in a test stops after it.
  */
 export function useTriggerEmulators(defaults: EmulatorOptions) {
+	// Download Recording stores files as n8n does, in its binary data service.
+	beforeAll(ensureBinaryDataService);
 	let started: Emulator[] = [];
 	afterEach(async () => {
 		await Promise.all(started.map(async (emulator) => await emulator.stop()));

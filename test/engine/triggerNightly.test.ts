@@ -1,24 +1,15 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The trigger checked once a night: one check takes the whole day, in executions of at most
  * Calls per Execution, waits for recordings still being processed, and an n8n killed in the
  * middle repeats at most the calls of the execution that was running.
  */
-import { Container } from '@n8n/di';
-import { BinaryDataService } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { CallRecord, ListOrder } from '../../devkit/emulator';
-import { useTriggerEmulators } from '../../devkit/engine/trigger';
-
-beforeAll(async () => {
-	await Container.get(BinaryDataService).init();
-});
+import { idsOldestFirst as ids, useTriggerEmulators } from '../../devkit/engine/trigger';
 
 const { activated } = useTriggerEmulators({ seedCalls: 5 });
 
-/** Ids oldest first (addCalls returns them newest first). */
-const ids = (calls: CallRecord[]) => calls.map((call) => call.id).reverse();
 const NIGHTLY = { item: [{ mode: 'everyDay', hour: 2, minute: 0 }] };
 const recorded: Partial<CallRecord> = { status: 'completed', has_recording: true };
 

@@ -1,11 +1,9 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The trigger and recordings that are not ready yet, whichever way the API says so (202, a
  * "processing" answer without a URL, or 404): calls held for them across checks and restarts,
  * Keep Call Order, Wait for Recording and Give Up on Processing After.
  */
-import { Container } from '@n8n/di';
-import { BinaryDataService } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { PendingRecordingAnswer } from '../../devkit/emulator';
@@ -16,10 +14,6 @@ import {
 	idsOldestFirst as ids,
 	useTriggerEmulators,
 } from '../../devkit/engine/trigger';
-
-beforeAll(async () => {
-	await Container.get(BinaryDataService).init();
-});
 
 const { emulatorWith, activated } = useTriggerEmulators({ seedCalls: 30 });
 

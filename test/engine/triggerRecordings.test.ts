@@ -1,11 +1,8 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The trigger's Download Recording: the file attached to each call, named after the call, with
  * its size and SHA-256, why a call comes without one, and the check's summary item.
  */
 import { createHash } from 'crypto';
-import { Container } from '@n8n/di';
-import { BinaryDataService } from 'n8n-core';
 
 import { DEMO_KEYS, recordingBytes } from '../../devkit/emulator';
 import { binaryBuffer } from '../../devkit/engine/harness';
@@ -14,10 +11,6 @@ import {
 	idsOldestFirst as ids,
 	useTriggerEmulators,
 } from '../../devkit/engine/trigger';
-
-beforeAll(async () => {
-	await Container.get(BinaryDataService).init();
-});
 
 const { emulatorWith, activated } = useTriggerEmulators({ seedCalls: 30 });
 const recorded = { status: 'completed', has_recording: true } as const;
