@@ -13,14 +13,14 @@ import type {
 	IDataObject,
 	INode,
 	INodeExecutionData,
-	INodeProperties,
 	INodeType,
 	IRun,
 	IWorkflowSettings,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { NodeHelpers, Workflow } from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
 import { PollContext } from 'n8n-core';
+import { commonPollingParameters } from 'n8n-core/dist/nodes-loader/constants';
 
 import { LeadCallAccessTrigger } from '../../nodes/LeadCallAccessTrigger/LeadCallAccessTrigger.node';
 import type { CallRecord, Emulator, EmulatorOptions, RecordedRequest } from '../emulator';
@@ -36,18 +36,9 @@ import {
 } from './harness';
 
 /** n8n adds Poll Times to every polling node when it loads it (n8n-core's node loader). */
-const POLL_TIMES: INodeProperties = {
-	displayName: 'Poll Times',
-	name: 'pollTimes',
-	type: 'fixedCollection',
-	typeOptions: { multipleValues: true, multipleValueButtonText: 'Add Poll Time' },
-	default: { item: [{ mode: 'everyMinute' }] },
-	options: NodeHelpers.cronNodeOptions,
-};
-
 function loadedTrigger(): INodeType {
 	const trigger = new LeadCallAccessTrigger();
-	trigger.description.properties.unshift(POLL_TIMES);
+	trigger.description.properties.unshift(...commonPollingParameters);
 	return trigger;
 }
 
