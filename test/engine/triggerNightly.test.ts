@@ -17,10 +17,7 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])('a nightly check, %s 
 	test('takes a day larger than any bound the trigger had, each call once', async () => {
 		const { emulator, trigger } = await activated(
 			{ listOrder: order },
-			{
-				pollTimes: NIGHTLY,
-				options: { callsPerExecution: 100 },
-			},
+			{ pollTimes: NIGHTLY, options: { callsPerExecution: 100 } },
 		);
 		const day = ids(emulator.addCalls(1_200));
 		expect(await trigger.poll()).toEqual(day);
@@ -32,10 +29,7 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])('a nightly check, %s 
 	test('n8n killed during an execution: the next check repeats only that execution', async () => {
 		const { emulator, trigger } = await activated(
 			{ listOrder: order },
-			{
-				pollTimes: NIGHTLY,
-				options: { callsPerExecution: 10 },
-			},
+			{ pollTimes: NIGHTLY, options: { callsPerExecution: 10 } },
 		);
 		const day = ids(emulator.addCalls(45));
 		trigger.killAtExecution = 3;
@@ -54,11 +48,7 @@ describe('recordings still being processed when a nightly check starts', () => {
 	test('the check waits for them and delivers them with their files, in the same check', async () => {
 		const { emulator, trigger } = await activated(
 			{ recordingBytes: 1_000 },
-			{
-				pollTimes: NIGHTLY,
-				downloadRecording: true,
-				options: { callsPerExecution: 5 },
-			},
+			{ pollTimes: NIGHTLY, downloadRecording: true, options: { callsPerExecution: 5 } },
 		);
 		const ready = ids(emulator.addCalls(8, recorded));
 		emulator.setRecordingProcessing({ delayMs: 2_500, pendingAnswer: '202' });
@@ -74,10 +64,7 @@ describe('recordings still being processed when a nightly check starts', () => {
 	test('checks more often than Wait for Recording leave them to the next check', async () => {
 		const { emulator, trigger } = await activated(
 			{ recordingBytes: 1_000 },
-			{
-				pollTimes: { item: [{ mode: 'everyMinute' }] },
-				downloadRecording: true,
-			},
+			{ pollTimes: { item: [{ mode: 'everyMinute' }] }, downloadRecording: true },
 		);
 		emulator.setRecordingProcessing({ delayMs: 60_000 });
 		emulator.addCalls(1, recorded);

@@ -25,19 +25,11 @@ describe.each<PendingRecordingAnswer>(['404', '202'])(
 		/** Recordings of added calls are ready 0.8 s later; the trigger waits up to 1.5 s. */
 		const DELAY_MS = 800;
 		const WAIT_MINUTES = 0.025;
-		async function setUp(options: IDataObject = {}) {
-			const { emulator, trigger } = await activated(
-				{
-					recordingBytes: 5_000,
-					recordingProcessing: { delayMs: DELAY_MS, pendingAnswer },
-				},
-				{
-					downloadRecording: true,
-					options: { waitForRecording: WAIT_MINUTES, ...options },
-				},
+		const setUp = async (options: IDataObject = {}) =>
+			await activated(
+				{ recordingBytes: 5_000, recordingProcessing: { delayMs: DELAY_MS, pendingAnswer } },
+				{ downloadRecording: true, options: { waitForRecording: WAIT_MINUTES, ...options } },
 			);
-			return { emulator, trigger };
-		}
 		const recorded = { status: 'completed', has_recording: true } as const;
 		const missedCall = { status: 'missed', has_recording: false } as const;
 		const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
@@ -124,10 +116,7 @@ describe.each<PendingRecordingAnswer>(['404', '202'])(
 describe('held calls', () => {
 	test('are not bounded: 105 calls held by one poll all come with the next, once', async () => {
 		const { emulator, trigger } = await activated(
-			{
-				recordingBytes: 1_000,
-				recordingProcessing: { delayMs: 3_000 },
-			},
+			{ recordingBytes: 1_000, recordingProcessing: { delayMs: 3_000 } },
 			{ downloadRecording: true },
 		);
 		const added = ids(emulator.addCalls(105, { status: 'completed', has_recording: true }));
@@ -144,10 +133,7 @@ describe('held calls', () => {
 	test('a poll that fails while asking for a held call keeps it: it comes later, once, with its file', async () => {
 		const { emulator, trigger } = await activated(
 			{ recordingProcessing: { delayMs: 300 } },
-			{
-				downloadRecording: true,
-				options: { maxRetries: 0 },
-			},
+			{ downloadRecording: true, options: { maxRetries: 0 } },
 		);
 		const [call] = emulator.addCalls(1, { status: 'completed', has_recording: true });
 		expect(await trigger.poll()).toEqual([]);
