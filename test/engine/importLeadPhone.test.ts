@@ -35,7 +35,6 @@ describe('Import Lead reads phone numbers', () => {
 
 	test.each([
 		[2, '36', 'the text field saved by versions 1 and 2: a calling code'],
-		[2, 'hu', 'the text field: a two-letter code'],
 		[3, 'HU', 'the list of version 3'],
 		[3, '={{ "36" }}', 'an expression giving a calling code in version 3'],
 	])('version %i Default Country %j (%s)', async (version, defaultCountryCode) => {
