@@ -29,6 +29,8 @@ interface Row {
 }
 
 const roundTrip = () => new Promise((resolve) => setImmediate(resolve));
+const hash = (value: DeduplicationItemTypes) =>
+	createHash('md5').update(String(value)).digest('base64');
 
 export class InMemoryDeduplicator implements IDataDeduplicator {
 	/** Rows as the database holds them: serialised, keyed by workflow id and context. */
@@ -55,10 +57,6 @@ export class InMemoryDeduplicator implements IDataDeduplicator {
 		this.rows.set(slot, JSON.stringify(row));
 	}
 
-	private static hash(value: DeduplicationItemTypes): string {
-		return createHash('md5').update(String(value)).digest('base64');
-	}
-
 	async checkProcessedAndRecord(
 		items: DeduplicationItemTypes[],
 		scope: DeduplicationScope,
@@ -70,13 +68,9 @@ export class InMemoryDeduplicator implements IDataDeduplicator {
 		const known = new Set(row.data);
 		const output: IDeduplicationOutput = { new: [], processed: [] };
 		for (const item of items) {
-			const hash = InMemoryDeduplicator.hash(item);
-			if (known.has(hash)) {
-				output.processed.push(item);
-			} else {
-				output.new.push(item);
-				row.data.push(hash);
-			}
+			const isKnown = known.has(hash(item));
+			output[isKnown ? 'processed' : 'new'].push(item);
+			if (!isKnown) row.data.push(hash(item));
 		}
 		if (options.maxEntries && row.data.length > options.maxEntries) {
 			row.data.splice(0, row.data.length - options.maxEntries);
@@ -95,7 +89,7 @@ export class InMemoryDeduplicator implements IDataDeduplicator {
 		const row = await this.read(slot, options);
 		if (!row) return;
 		for (const item of items) {
-			const index = row.data.indexOf(InMemoryDeduplicator.hash(item));
+			const index = row.data.indexOf(hash(item));
 			if (index >= 0) row.data.splice(index, 1);
 		}
 		await this.write(slot, row);
@@ -114,17 +108,14 @@ export class InMemoryDeduplicator implements IDataDeduplicator {
 		contextData: ICheckProcessedContextData,
 		options: ICheckProcessedOptions,
 	): Promise<number> {
-		const row = await this.read(this.slot(scope, contextData), options);
-		return row?.data.length ?? 0;
+		return (await this.read(this.slot(scope, contextData), options))?.data.length ?? 0;
 	}
 
 	/** Entries of one workflow's rows (for tests that check the store stays bounded). */
 	entryCount(workflowId: string): number {
-		let count = 0;
-		for (const [slot, text] of this.rows) {
-			if (slot.startsWith(`${workflowId} `)) count += (JSON.parse(text) as Row).data.length;
-		}
-		return count;
+		return [...this.rows]
+			.filter(([slot]) => slot.startsWith(`${workflowId} `))
+			.reduce((count, [, text]) => count + (JSON.parse(text) as Row).data.length, 0);
 	}
 }
 

@@ -1,8 +1,8 @@
 import type { IDataObject, INode, IWorkflowBase } from 'n8n-workflow';
 
-import type { Emulator, EmulatorOptions } from '../emulator';
+import type { Emulator, EmulatorOptions, Fault } from '../emulator';
 import { DEMO_KEYS, startEmulator } from '../emulator';
-import { nodeWorkflow, parameters as operationParameters } from '../workflows';
+import { leads, nodeWorkflow, parameters as operationParameters } from '../workflows';
 import type { TestCredentials, WorkflowResult } from './harness';
 import { NODE_TYPE, runWorkflow } from './harness';
 
@@ -52,11 +52,13 @@ export function nodeName(workflow: IWorkflowBase): string {
 	return workflow.nodes.find((node) => node.type === NODE_TYPE)!.name;
 }
 
+export type RunResult = WorkflowResult & { success: IDataObject[]; errors: IDataObject[] };
+
 /** Runs a workflow and returns the node's outputs next to the raw result. */
 export async function run(
 	workflow: IWorkflowBase,
 	credentials: TestCredentials,
-): Promise<WorkflowResult & { success: IDataObject[]; errors: IDataObject[] }> {
+): Promise<RunResult> {
 	const result = await runWorkflow(workflow, credentials);
 	const output = result.output(nodeName(workflow));
 	return {
@@ -66,11 +68,10 @@ export async function run(
 	};
 }
 
+type StatusFault = Extract<Fault, { kind: 'status' }>;
+
 /** Starts an emulator for each test of the calling `describe` and stops it afterwards. */
-export function useEmulator(options: EmulatorOptions = {}): {
-	emulator: () => Emulator;
-	credentials: (overrides?: Partial<TestCredentials>) => TestCredentials;
-} {
+export function useEmulator(options: EmulatorOptions = {}) {
 	let current: Emulator | undefined;
 	beforeEach(async () => {
 		current = await startEmulator({ rateLimit: false, ...options });
@@ -83,13 +84,37 @@ export function useEmulator(options: EmulatorOptions = {}): {
 		if (!current) throw new Error('emulator not started');
 		return current;
 	};
+	const credentials = (overrides: Partial<TestCredentials> = {}): TestCredentials => ({
+		baseUrl: emulator().baseUrl,
+		apiKey: DEMO_KEYS.full,
+		requestsPerMinute: 0,
+		...overrides,
+	});
 	return {
 		emulator,
-		credentials: (overrides = {}) => ({
-			baseUrl: emulator().baseUrl,
-			apiKey: DEMO_KEYS.full,
-			requestsPerMinute: 0,
-			...overrides,
-		}),
+		credentials,
+		/** Import Lead over `items` (a number: that many `leads`), with these Options. */
+		importLeads: async (
+			items: number | IDataObject[],
+			options?: IDataObject,
+			overrides?: Partial<TestCredentials>,
+		) =>
+			await run(
+				workflowFrom('importLeads', {
+					items: typeof items === 'number' ? leads(items) : items,
+					parameters: options && { options },
+				}),
+				credentials(overrides),
+			),
+		/** The next `count` lead imports are answered `status` (and the fault's other fields). */
+		failLeads: (status: number, count: number, more: Partial<StatusFault> = {}) =>
+			emulator().inject({ kind: 'status', status, count, path: '/v1/leads', ...more }),
+		/** The bodies of the lead imports the API received. */
+		sentLeads: () =>
+			emulator()
+				.requests.filter((request) => request.path === '/v1/leads')
+				.map((request) => JSON.parse(request.body) as IDataObject),
+		/** Each request's status, or the fault that took its place ('reset', 'hang'). */
+		statuses: () => emulator().requests.map((request) => request.status),
 	};
 }

@@ -11,6 +11,8 @@ import type {
 	IBinaryData,
 	ICredentialDataDecryptedObject,
 	ICredentialType,
+	ICredentialsHelper,
+	IAuthenticate,
 	IExecuteData,
 	IHttpRequestOptions,
 	INodeExecutionData,
@@ -25,7 +27,7 @@ import type {
 	INode,
 	IWorkflowExecuteAdditionalData,
 } from 'n8n-workflow';
-import { ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
+import { NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { LeadCallAccessApi } from '../../credentials/LeadCallAccessApi.credentials';
 import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
@@ -35,6 +37,8 @@ import { ensureDeduplicationService } from './deduplicationStore';
 import { CREDENTIAL_TYPE, NODE_TYPE, TEST_ITEMS_TYPE } from '../workflows';
 
 export { NODE_TYPE, TRIGGER_TYPE } from '../workflows';
+
+type Authenticate = Extract<IAuthenticate, (...args: never[]) => unknown>;
 
 const nodeTypesByName: Record<string, INodeType | IVersionedNodeType> = {
 	[NODE_TYPE]: new LeadCallAccess(),
@@ -80,51 +84,8 @@ export function oneNodeWorkflow(
 	return { workflow, node: full };
 }
 
-/** n8n's credential helper, minus the encrypted store: same `authenticate` path as n8n. */
-class TestCredentialsHelper extends ICredentialsHelper {
-	constructor(private readonly data: Record<string, ICredentialDataDecryptedObject>) {
-		super();
-	}
-	getParentTypes() {
-		return [];
-	}
-	async authenticate(
-		credentials: ICredentialDataDecryptedObject,
-		typeName: string,
-		requestOptions: IHttpRequestOptions,
-	): Promise<IHttpRequestOptions> {
-		const type = credentialTypes[typeName];
-		if (typeof type.authenticate === 'function') {
-			return await type.authenticate(credentials, requestOptions);
-		}
-		throw new Error(`Credential type ${typeName} has no authenticate function`);
-	}
-	async preAuthentication() {
-		return undefined;
-	}
-	async runPreAuthentication() {
-		return undefined;
-	}
-	async getCredentials(): Promise<never> {
-		throw new Error('not used by these tests');
-	}
-	async getDecrypted(_additionalData: unknown, _nodeCredentials: unknown, type: string) {
-		const data = this.data[type];
-		if (!data) throw new Error(`No test credentials of type ${type}`);
-		return { ...data };
-	}
-	async updateCredentials() {}
-	async updateCredentialsOauthTokenData() {}
-	getCredentialsProperties() {
-		return [];
-	}
-	isCredentialUsableByNode() {
-		return true;
-	}
-}
-
 let binaryDataReady: Promise<void> | undefined;
-async function ensureBinaryDataService(): Promise<void> {
+export async function ensureBinaryDataService(): Promise<void> {
 	binaryDataReady ??= Container.get(BinaryDataService).init();
 	await binaryDataReady;
 }
@@ -146,29 +107,30 @@ export function additionalDataFor(
 	credentials: TestCredentials,
 	hooks?: ExecutionLifecycleHooks,
 ): IWorkflowExecuteAdditionalData {
-	const credentialsHelper = new TestCredentialsHelper({
-		[CREDENTIAL_TYPE]: { requestsPerMinute: 0, ...credentials },
-	});
+	const data = { requestsPerMinute: 0, ...credentials };
+	// n8n's credential helper minus the encrypted store: the same `authenticate` path as n8n.
+	const credentialsHelper = {
+		getParentTypes: () => [],
+		isCredentialUsableByNode: () => true,
+		getCredentialsProperties: () => [],
+		preAuthentication: async () => undefined,
+		authenticate: async (
+			decrypted: ICredentialDataDecryptedObject,
+			typeName: string,
+			requestOptions: IHttpRequestOptions,
+		) => await (credentialTypes[typeName].authenticate as Authenticate)(decrypted, requestOptions),
+		getDecrypted: async (_additionalData: unknown, _nodeCredentials: unknown, type: string) => {
+			if (type !== CREDENTIAL_TYPE) throw new Error(`No test credentials of type ${type}`);
+			return { ...data };
+		},
+	} as unknown as ICredentialsHelper;
 	return {
 		credentialsHelper,
 		hooks,
-		executeWorkflow: async () => {
-			throw new Error('not used');
-		},
-		restApiUrl: 'http://127.0.0.1:5678/rest',
 		instanceBaseUrl: 'http://127.0.0.1:5678/',
-		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
-		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
-		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
-		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
 		variables: {},
-		currentNodeParameters: undefined,
 		userId: 'test-user',
 		setExecutionStatus: () => {},
-		logAiEvent: () => {},
-		startRunnerTask: async () => {
-			throw new Error('not used');
-		},
 		getRunExecutionData: async () => undefined,
 	} as unknown as IWorkflowExecuteAdditionalData;
 }

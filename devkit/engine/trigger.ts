@@ -13,61 +13,70 @@ import type {
 	IDataObject,
 	INode,
 	INodeExecutionData,
-	INodeProperties,
 	INodeType,
 	IRun,
 	IWorkflowSettings,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { NodeHelpers, Workflow } from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
 import { PollContext } from 'n8n-core';
+import { commonPollingParameters } from 'n8n-core/dist/nodes-loader/constants';
 
 import { LeadCallAccessTrigger } from '../../nodes/LeadCallAccessTrigger/LeadCallAccessTrigger.node';
 import type { CallRecord, Emulator, EmulatorOptions, RecordedRequest } from '../emulator';
 import { DEMO_KEYS, startEmulator } from '../emulator';
 import type { TestCredentials } from './harness';
 import { NO_SCHEDULED_POLLS } from '../workflows';
-import { TRIGGER_TYPE, additionalDataFor, oneNodeWorkflow, registerNodeType } from './harness';
+import {
+	TRIGGER_TYPE,
+	additionalDataFor,
+	ensureBinaryDataService,
+	oneNodeWorkflow,
+	registerNodeType,
+} from './harness';
 
 /** n8n adds Poll Times to every polling node when it loads it (n8n-core's node loader). */
-const POLL_TIMES: INodeProperties = {
-	displayName: 'Poll Times',
-	name: 'pollTimes',
-	type: 'fixedCollection',
-	typeOptions: { multipleValues: true, multipleValueButtonText: 'Add Poll Time' },
-	default: { item: [{ mode: 'everyMinute' }] },
-	options: NodeHelpers.cronNodeOptions,
-};
-
 function loadedTrigger(): INodeType {
 	const trigger = new LeadCallAccessTrigger();
-	trigger.description.properties.unshift(POLL_TIMES);
+	trigger.description.properties.unshift(...commonPollingParameters);
 	return trigger;
 }
 
 registerNodeType(TRIGGER_TYPE, loadedTrigger());
 
-/** Thrown into the poll when "n8n" is killed while an execution runs. */
 /**
  * Emulators for the calling test file's trigger tests: `emulatorWith(options)` starts one over
- * `defaults` (no rate limit), and every one started in a test stops after it.
+ * `defaults` (no rate limit), `activated` also starts a trigger on it and takes its first poll;
+ * every emulator started in a test stops after it.
  */
-export function useTriggerEmulators(
-	defaults: EmulatorOptions,
-): (options?: EmulatorOptions) => Promise<Emulator> {
+export function useTriggerEmulators(defaults: EmulatorOptions) {
+	// Download Recording stores files as n8n does, in its binary data service.
+	beforeAll(ensureBinaryDataService);
 	let started: Emulator[] = [];
 	afterEach(async () => {
 		await Promise.all(started.map(async (emulator) => await emulator.stop()));
 		started = [];
 	});
-	return async (options = {}) => {
+	const emulatorWith = async (options: EmulatorOptions = {}) => {
 		const emulator = await startEmulator({ rateLimit: false, ...defaults, ...options });
 		started.push(emulator);
 		return emulator;
 	};
+	const activated = async (
+		options?: EmulatorOptions,
+		parameters?: IDataObject,
+		settings?: IWorkflowSettings,
+	) => {
+		const emulator = await emulatorWith(options);
+		const trigger = new TriggerUnderTest(emulator, parameters, settings);
+		await trigger.poll();
+		return { emulator, trigger };
+	};
+	return { emulatorWith, activated };
 }
 
-export class Killed extends Error {}
+/** Thrown into the poll when "n8n" is killed while an execution runs. */
+class Killed extends Error {}
 
 /** One trigger node in one workflow, polled like n8n polls it. */
 export class TriggerUnderTest {

@@ -5,87 +5,73 @@
  * calls them, against the emulator.
  */
 import { CredentialTestContext, LoadOptionsContext } from 'n8n-core';
-import type { INodeListSearchResult, INodePropertyOptions, IWorkflowBase } from 'n8n-workflow';
+import type { INodeListSearchResult, INodePropertyOptions } from 'n8n-workflow';
 
 import { DEMO_KEYS, PAGE_NUMBER_STYLE, PAGINATION_STYLES } from '../../devkit/emulator';
 import { LeadCallAccess } from '../../nodes/LeadCallAccess/LeadCallAccess.node';
 import { CREDENTIAL_TEST } from '../../nodes/shared/credentialCheck';
+import type { WorkflowSetup } from '../../devkit/engine/fixtures';
 import { run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
 import type { TestCredentials } from '../../devkit/engine/harness';
 import { NODE_TYPE, additionalDataFor, oneNodeWorkflow } from '../../devkit/engine/harness';
 
 const node = new LeadCallAccess();
+/** A resource locator's value, as the editor saves it. */
+const locator = (mode: string, value: string) => ({ __rl: true, mode, value });
 
-const actionNode = (workflow: IWorkflowBase) =>
-	workflow.nodes.find((candidate) => candidate.type === NODE_TYPE)!;
+/** Runs the operation's workflow with its node at this version. */
+async function runAt(
+	version: number,
+	template: Parameters<typeof workflowFrom>[0],
+	setup: WorkflowSetup,
+	credentials: TestCredentials,
+) {
+	const workflow = workflowFrom(template, setup);
+	workflow.nodes.find((candidate) => candidate.type === NODE_TYPE)!.typeVersion = version;
+	return await run(workflow, credentials);
+}
 
 describe('Get Recording Call field', () => {
 	const { emulator, credentials } = useEmulator({ seedCalls: 5 });
 	const callWithRecording = () => emulator().calls.find((call) => call.has_recording)!;
 
-	test('version 1 workflows keep their plain-text Call ID', async () => {
-		// The dev kit builds the node at version 1, with "callId": "={{ $json.id }}" as plain text.
-		const workflow = workflowFrom('getRecording', { items: [{ id: callWithRecording().id }] });
-		expect(actionNode(workflow).typeVersion).toBe(1);
-		const result = await run(workflow, credentials());
-		expect(result.errors).toEqual([]);
-		expect(result.success).toEqual([expect.objectContaining({ callId: callWithRecording().id })]);
-	});
-
 	test.each([
-		['From List', { __rl: true, mode: 'list', value: 'CALL' }],
-		['By ID', { __rl: true, mode: 'id', value: 'CALL' }],
-		['By ID from an expression', { __rl: true, mode: 'id', value: '={{ $json.id }}' }],
-		['a plain string (older saved value)', 'CALL'],
-	])('version 2 reads the Call %s', async (_mode, value) => {
+		// The dev kit writes "callId": "={{ $json.id }}" as plain text, as version 1 saved it.
+		[1, 'a plain-text Call ID (its own field)', undefined],
+		[2, 'From List', locator('list', 'CALL')],
+		[2, 'By ID', locator('id', 'CALL')],
+		[2, 'By ID from an expression', locator('id', '={{ $json.id }}')],
+		[2, 'a plain string (older saved value)', 'CALL'],
+	])('version %i reads the Call: %s', async (version, _mode, value) => {
 		const id = callWithRecording().id;
-		const workflow = workflowFrom('getRecording', {
-			items: [{ id }],
-			parameters: { callId: JSON.parse(JSON.stringify(value).replace('CALL', id)) },
-		});
-		actionNode(workflow).typeVersion = 2;
-		const result = await run(workflow, credentials());
+		const callId = value && JSON.parse(JSON.stringify(value).replace('CALL', id));
+		const setup = { items: [{ id }], parameters: callId && { callId } };
+		const result = await runAt(version, 'getRecording', setup, credentials());
 		expect(result.errors).toEqual([]);
 		expect(result.success).toEqual([expect.objectContaining({ callId: id })]);
 		expect(emulator().requests.map((request) => request.path)).toEqual([
 			`/v1/calls/${id}/recording`,
 		]);
 	});
-
-	test('a 404 names the call ID once', async () => {
-		const workflow = workflowFrom('getRecording', { items: [{ id: 'call_missing' }] });
-		const result = await run(workflow, credentials());
-		expect(result.errors[0].error).toBe('No call with ID "call_missing" (404): check the call ID');
-	});
 });
 
 describe('Import Lead Legal Basis', () => {
-	const { emulator, credentials } = useEmulator({ seedCalls: 0 });
-	const sentLegalBasis = () =>
-		emulator()
-			.requests.filter((request) => request.path === '/v1/leads')
-			.map((request) => JSON.parse(request.body).legal_basis);
+	const { emulator, credentials, sentLeads } = useEmulator({ seedCalls: 0 });
 
 	test.each([
 		[1, 'a plain text value (version 1)', 'consent', 'consent'],
-		[
-			2,
-			'a suggestion (From List)',
-			{ __rl: true, mode: 'list', value: 'public_task' },
-			'public_task',
-		],
-		[2, 'free text (Custom)', { __rl: true, mode: 'custom', value: 'crm_opt_in' }, 'crm_opt_in'],
-		[2, 'an expression', { __rl: true, mode: 'custom', value: '={{ $json.basis }}' }, 'contract'],
+		[2, 'a suggestion (From List)', locator('list', 'public_task'), 'public_task'],
+		[2, 'free text (Custom)', locator('custom', 'crm_opt_in'), 'crm_opt_in'],
+		[2, 'an expression', locator('custom', '={{ $json.basis }}'), 'contract'],
 		[2, 'a plain text value saved by version 1', 'vital_interests', 'vital_interests'],
 	])('version %i sends %s', async (version, _what, legalBasis, sent) => {
-		const workflow = workflowFrom('importLeads', {
+		const setup = {
 			items: [{ phone: '+14155552671', basis: 'contract' }],
 			parameters: { additionalFields: { legalBasis } },
-		});
-		actionNode(workflow).typeVersion = version;
-		const result = await run(workflow, credentials());
+		};
+		const result = await runAt(version, 'importLeads', setup, credentials());
 		expect(result.errors).toEqual([]);
-		expect(sentLegalBasis()).toEqual([sent]);
+		expect(sentLeads().map((lead) => lead.legal_basis)).toEqual([sent]);
 	});
 
 	test('the suggestions are the six GDPR lawful bases, filtered by the search box', async () => {

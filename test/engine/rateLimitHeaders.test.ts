@@ -1,6 +1,5 @@
 import { RATE_LIMIT_HEADER_STYLES } from '../../devkit/emulator';
-import { run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
-import { leads } from '../../devkit/workflows';
+import { useEmulator } from '../../devkit/engine/fixtures';
 
 /**
  * The node against a server that states the key's budget in its answers, in each header
@@ -13,16 +12,15 @@ describe.each(RATE_LIMIT_HEADER_STYLES)('Rate-limit headers: %s', (headers) => {
 		`pf_live_${headers.replace(/\W/g, '')}${i}`.padEnd(51, 'k'),
 	);
 	let keysUsed = 0;
-	const { emulator, credentials: credentialsOf } = useEmulator({
+	const { emulator, importLeads, statuses } = useEmulator({
 		keys: keys.map((key) => ({ key, scopes: ['leads:write'] })),
 	});
-	const credentials = (overrides: Parameters<typeof credentialsOf>[0] = {}) =>
-		credentialsOf({ apiKey: keys[keysUsed++], ...overrides });
-	const acceptedAt = () =>
-		emulator()
-			.requests.filter((request) => request.status === 201)
-			.map((request) => request.at);
-	const rateLimited = () => emulator().requests.filter((request) => request.status === 429);
+	const leadsAt = async (count: number, requestsPerMinute: number) =>
+		await importLeads(count, undefined, {
+			apiKey: keys[keysUsed++],
+			requestsPerMinute,
+			rateWindowSeconds: 2,
+		});
 
 	// Rounded to the nearest second: test/unit/rateLimitStated.test.ts.
 	test.each(['up', 'down'] as const)(
@@ -30,20 +28,11 @@ describe.each(RATE_LIMIT_HEADER_STYLES)('Rate-limit headers: %s', (headers) => {
 		async (resetRounding) => {
 			// 2 at once, then one a second: the 5th lead at 3 s at the earliest. Rounded down, the
 			// next refill, less than a second away, is stated as due with nothing left.
-			emulator().setRateLimit({
-				limit: 2,
-				windowMs: 2000,
-				algorithm: 'token-bucket',
-				headers,
-				resetRounding,
-			});
-			const result = await run(
-				workflowFrom('importLeads', { items: leads(5) }),
-				credentials({ requestsPerMinute: 60, rateWindowSeconds: 2 }),
-			);
-			expect(result.success).toHaveLength(5);
-			expect(rateLimited()).toHaveLength(0);
-			const at = acceptedAt();
+			const bucket = { limit: 2, windowMs: 2000, algorithm: 'token-bucket' } as const;
+			emulator().setRateLimit({ ...bucket, headers, resetRounding });
+			expect((await leadsAt(5, 60)).success).toHaveLength(5);
+			expect(statuses()).not.toContain(429);
+			const at = emulator().requests.map((request) => request.at);
 			// Without headers the budget waits for whole windows here: 4 s. An epoch-seconds Reset
 			// names the next whole second, up to 1 s after the token comes: no bound on time there.
 			if (headers !== 'x-ratelimit-epoch') expect(at[4] - at[0]).toBeLessThan(3800);
@@ -52,12 +41,8 @@ describe.each(RATE_LIMIT_HEADER_STYLES)('Rate-limit headers: %s', (headers) => {
 
 	test("a credential twice the key's stated limit: no 429, at the stated rate", async () => {
 		emulator().setRateLimit({ limit: 3, windowMs: 2000, algorithm: 'fixed-window', headers });
-		const result = await run(
-			workflowFrom('importLeads', { items: leads(7) }),
-			credentials({ requestsPerMinute: 180, rateWindowSeconds: 2 }),
-		);
-		expect(result.success).toHaveLength(7);
-		expect(rateLimited()).toHaveLength(0);
+		expect((await leadsAt(7, 180)).success).toHaveLength(7);
+		expect(statuses()).not.toContain(429);
 		expect(emulator().leads.size).toBe(7);
 	});
 });

@@ -1,24 +1,23 @@
 import { DEMO_KEYS } from '../../devkit/emulator';
-import { run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
+import { useEmulator } from '../../devkit/engine/fixtures';
 import { leads } from '../../devkit/workflows';
 
-const statuses = (requests: Array<{ status: unknown }>) =>
-	requests.map((request) => request.status);
-
+// The rules themselves: test/unit/rateLimit.test.ts on a simulated clock. These check what
+// only real time against a server shows.
 describe('Rate limits: pacing and Retry-After', () => {
-	const { emulator, credentials } = useEmulator();
-
-	const rateLimited = () => statuses(emulator().requests).filter((status) => status === 429).length;
+	const { emulator, importLeads, failLeads, statuses } = useEmulator();
+	const rateLimited = () => statuses().filter((status) => status === 429).length;
+	/** A credential at this many requests a minute, in windows of 3 s. */
+	const paced = (requestsPerMinute: number, apiKey: string = DEMO_KEYS.full) => ({
+		apiKey,
+		requestsPerMinute,
+		rateWindowSeconds: 3,
+	});
 
 	test('a window server told its true budget: the whole window at once, never a 429', async () => {
-		// 6 requests per 3 s on the server; the credential says the same (120 per minute, in
-		// windows of 3 s).
+		// 6 requests per 3 s on the server; the credential says the same.
 		emulator().setRateLimit({ limit: 6, windowMs: 3000, algorithm: 'sliding-log' });
-		const result = await run(
-			workflowFrom('importLeads', { items: leads(15) }),
-			credentials({ requestsPerMinute: 120, rateWindowSeconds: 3 }),
-		);
-		expect(result.success).toHaveLength(15);
+		expect((await importLeads(15, undefined, paced(120))).success).toHaveLength(15);
 		expect(rateLimited()).toBe(0);
 		const times = emulator().requests.map((request) => request.at - emulator().requests[0].at);
 		// The first window's 6 went at once, not spaced out over the window; the rest waited.
@@ -36,105 +35,48 @@ describe('Rate limits: pacing and Retry-After', () => {
 		'learns a stricter server (%s): a few 429s, then none; nothing lost',
 		async (_label, server, requestsPerMinute, most429) => {
 			emulator().setRateLimit({ limit: 3, windowMs: 3000, ...server });
-			const result = await run(
-				workflowFrom('importLeads', { items: leads(12) }),
-				credentials({ requestsPerMinute, rateWindowSeconds: 3 }),
-			);
-			expect(result.success).toHaveLength(12);
+			expect((await importLeads(12, undefined, paced(requestsPerMinute))).success).toHaveLength(12);
 			expect(rateLimited()).toBeGreaterThan(0);
 			expect(rateLimited()).toBeLessThanOrEqual(most429);
 		},
 	);
 
-	test('without pacing, 429 + Retry-After pauses and retries the same request: nothing is lost', async () => {
-		emulator().setRateLimit({ limit: 4, windowMs: 1000, algorithm: 'fixed-window' });
-		const result = await run(workflowFrom('importLeads', { items: leads(10) }), credentials());
-		expect(result.success).toHaveLength(10);
-		expect(result.errors).toHaveLength(0);
-		expect(emulator().leads.size).toBe(10);
-		expect(statuses(emulator().requests)).toContain(429);
-	});
-
+	// An HTTP-date or unreadable Retry-After: parseRetryAfter, decideRetry (test/unit/retry.test.ts).
 	test.each([
 		['delta-seconds', '1'],
-		['an HTTP-date', 'date'],
 		['missing', undefined],
-		['garbage', 'soon-ish'],
 	])('429 with Retry-After as %s is waited out and retried', async (_label, retryAfter) => {
-		const header = retryAfter === 'date' ? new Date(Date.now() + 1500).toUTCString() : retryAfter;
-		emulator().inject({
-			kind: 'status',
-			status: 429,
-			count: 2,
-			retryAfter: header,
-			path: '/v1/leads',
-		});
+		failLeads(429, 2, { retryAfter });
 		const started = Date.now();
-		const result = await run(workflowFrom('importLeads', { items: leads(1) }), credentials());
-		expect(result.success).toHaveLength(1);
-		expect(statuses(emulator().requests)).toEqual([429, 429, 201]);
+		expect((await importLeads(1)).success).toHaveLength(1);
+		expect(statuses()).toEqual([429, 429, 201]);
 		if (retryAfter === '1') expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
 	});
 
 	test('the Max Rate-Limit Wait option turns an endless 429 into a clear item error', async () => {
-		emulator().inject({
-			kind: 'status',
-			status: 429,
-			count: 50,
-			retryAfter: '1',
-			path: '/v1/leads',
-		});
-		const result = await run(
-			workflowFrom('importLeads', {
-				items: leads(1),
-				parameters: { options: { maxRateLimitWait: 2 } },
-			}),
-			credentials(),
-		);
+		failLeads(429, 50, { retryAfter: '1' });
+		const result = await importLeads(1, { maxRateLimitWait: 2 });
 		expect(result.success).toHaveLength(0);
 		expect(result.errors).toHaveLength(1);
 		expect(result.errors[0].error).toMatch(/Rate limit still exceeded \(429\) after waiting 2 s/);
 		expect(emulator().requests).toHaveLength(3);
 	});
 
-	test('Max Retries does not count 429 answers', async () => {
-		emulator().inject({
-			kind: 'status',
-			status: 429,
-			count: 2,
-			retryAfter: '0',
-			path: '/v1/leads',
-		});
-		const result = await run(
-			workflowFrom('importLeads', { items: leads(1), parameters: { options: { maxRetries: 0 } } }),
-			credentials(),
-		);
-		expect(result.success).toHaveLength(1);
-		expect(statuses(emulator().requests)).toEqual([429, 429, 201]);
-	});
-
 	test('two executions using the same key share one budget', async () => {
 		emulator().setRateLimit({ limit: 6, windowMs: 3000, algorithm: 'sliding-log' });
-		const budget = credentials({ requestsPerMinute: 120, rateWindowSeconds: 3 });
 		const [first, second] = await Promise.all([
-			run(workflowFrom('importLeads', { items: leads(5, 0) }), budget),
-			run(workflowFrom('importLeads', { items: leads(5, 100) }), budget),
+			importLeads(leads(5, 0), undefined, paced(120)),
+			importLeads(leads(5, 100), undefined, paced(120)),
 		]);
 		expect(first.success.length + second.success.length).toBe(10);
-		expect(statuses(emulator().requests).filter((status) => status === 429)).toHaveLength(0);
+		expect(rateLimited()).toBe(0);
 	});
 
 	test('keys do not share a budget: another key is not slowed down', async () => {
 		// The first key's second window of 6 requests waits 3 s.
-		const slow = run(
-			workflowFrom('importLeads', { items: leads(12) }),
-			credentials({ requestsPerMinute: 120, rateWindowSeconds: 3 }),
-		);
+		const slow = importLeads(12, undefined, paced(120));
 		const startedAt = Date.now();
-		const other = await run(
-			workflowFrom('importLeads', { items: leads(3, 50) }),
-			credentials({ apiKey: DEMO_KEYS.leadsOnly, requestsPerMinute: 120, rateWindowSeconds: 3 }),
-		);
+		const other = await importLeads(leads(3, 50), undefined, paced(120, DEMO_KEYS.leadsOnly));
 		// The other key's 3 requests go at once, not behind the first key's queue.
 		expect(Date.now() - startedAt).toBeLessThan(2500);
 		expect(other.success).toHaveLength(3);

@@ -11,7 +11,7 @@ import { deduplicationStore } from '../../devkit/engine/deduplicationStore';
 import type { WorkflowSetup } from '../../devkit/engine/fixtures';
 
 describe('Import Lead with Skip Unchanged Leads', () => {
-	const { emulator, credentials } = useEmulator();
+	const { emulator, credentials, sentLeads } = useEmulator();
 	let workflowNumber = 0;
 	let workflowId = '';
 	beforeEach(() => {
@@ -28,10 +28,9 @@ describe('Import Lead with Skip Unchanged Leads', () => {
 		return { ...workflow, id: workflowId };
 	}
 
-	const sentPhones = () =>
-		emulator()
-			.requests.filter((request) => request.path === '/v1/leads')
-			.map((request) => JSON.parse(request.body).phone_e164 as string);
+	const resync = async (items: IDataObject[], setup?: Omit<WorkflowSetup, 'items'>) =>
+		await run(sync(items, setup), credentials());
+	const sentPhones = () => sentLeads().map((lead) => lead.phone_e164);
 
 	const pairs = (result: Awaited<ReturnType<typeof run>>) =>
 		[...result.output('Import Lead').success, ...result.output('Import Lead').error]
@@ -40,7 +39,7 @@ describe('Import Lead with Skip Unchanged Leads', () => {
 
 	test('a re-sync sends only new and changed leads; skipped ones come out on the success output, marked and paired', async () => {
 		const list = leads(6);
-		const first = await run(sync(list), credentials());
+		const first = await resync(list);
 		expect(first.errors).toEqual([]);
 		expect(sentPhones()).toHaveLength(6);
 		expect(first.success.map((lead) => lead.skipped)).toEqual(Array(6).fill(false));
@@ -49,7 +48,7 @@ describe('Import Lead with Skip Unchanged Leads', () => {
 		const changed = list.map((lead, index) =>
 			index === 2 ? { ...lead, name: 'Renamed in the CRM' } : lead,
 		);
-		const second = await run(sync([...changed, ...leads(1, 100)]), credentials());
+		const second = await resync([...changed, ...leads(1, 100)]);
 
 		expect(sentPhones()).toEqual([list[2].phone, leads(1, 100)[0].phone]);
 		expect(emulator().leads.get(list[2].phone)?.name).toBe('Renamed in the CRM');
@@ -68,7 +67,7 @@ describe('Import Lead with Skip Unchanged Leads', () => {
 
 		// Nothing changed since: nothing is sent.
 		emulator().requests.length = 0;
-		const third = await run(sync([...changed, ...leads(1, 100)]), credentials());
+		const third = await resync([...changed, ...leads(1, 100)]);
 		expect(sentPhones()).toEqual([]);
 		expect(third.success.every((item) => item.skipped === true)).toBe(true);
 	});
@@ -79,14 +78,14 @@ describe('Import Lead with Skip Unchanged Leads', () => {
 		const setup = {
 			parameters: { options: { skipUnchanged: true, validatePhone: false, maxRetries: 0 } },
 		};
-		const first = await run(sync(list, setup), credentials());
+		const first = await resync(list, setup);
 		// The first lead hit the 503s (no retries), so did the rest until they ran out.
 		expect(first.errors.length).toBeGreaterThan(0);
 		emulator().clearFaults();
 		const failedFirst = first.errors.length;
 
 		emulator().requests.length = 0;
-		const second = await run(sync(list, setup), credentials());
+		const second = await resync(list, setup);
 		const imported = first.success.length;
 		// Everything that did not get a 201 is sent again (the 422 one included), nothing else.
 		expect(sentPhones()).toHaveLength(failedFirst);
@@ -94,7 +93,7 @@ describe('Import Lead with Skip Unchanged Leads', () => {
 		expect(second.errors).toEqual([expect.objectContaining({ phone: '12345' })]);
 
 		emulator().requests.length = 0;
-		await run(sync(list, setup), credentials());
+		await resync(list, setup);
 		expect(sentPhones()).toEqual(['12345']);
 	});
 
@@ -102,12 +101,12 @@ describe('Import Lead with Skip Unchanged Leads', () => {
 		const list = leads(8);
 		// The fourth lead stops the run (On Error: Stop Workflow): the rest is never sent.
 		const failing = list.map((lead, index) => (index === 3 ? { ...lead, phone: 'typo' } : lead));
-		const first = await run(sync(failing, { onError: 'stopWorkflow' }), credentials());
+		const first = await resync(failing, { onError: 'stopWorkflow' });
 		expect(first.error).toBeDefined();
 		expect(sentPhones()).toEqual(list.slice(0, 3).map((lead) => lead.phone));
 
 		emulator().requests.length = 0;
-		const second = await run(sync(list), credentials());
+		const second = await resync(list);
 		expect(second.errors).toEqual([]);
 		expect(sentPhones()).toEqual(list.slice(3).map((lead) => lead.phone));
 		expect([...emulator().leads.keys()].sort()).toEqual(list.map((lead) => lead.phone).sort());
@@ -115,7 +114,7 @@ describe('Import Lead with Skip Unchanged Leads', () => {
 
 	test('another Base URL or credential is another service: nothing is skipped there', async () => {
 		const list = leads(3);
-		await run(sync(list), credentials());
+		await resync(list);
 		emulator().requests.length = 0;
 		// Same emulator, reached as localhost instead of 127.0.0.1: another Base URL.
 		const otherUrl = credentials({ baseUrl: emulator().baseUrl.replace('127.0.0.1', 'localhost') });
@@ -132,28 +131,28 @@ describe('Import Lead with Skip Unchanged Leads', () => {
 
 	test('turning the option off and running once forgets everything; a workflow without the option never touches the store', async () => {
 		const list = leads(3);
-		await run(sync(list), credentials());
+		await resync(list);
 		expect(deduplicationStore.entryCount(workflowId)).toBe(3);
 
-		await run(sync(list, { parameters: { options: {} } }), credentials());
+		await resync(list, { parameters: { options: {} } });
 		expect(deduplicationStore.entryCount(workflowId)).toBe(3);
 
-		await run(sync(list, { parameters: { options: { skipUnchanged: false } } }), credentials());
+		await resync(list, { parameters: { options: { skipUnchanged: false } } });
 		expect(deduplicationStore.entryCount(workflowId)).toBe(0);
 
 		emulator().requests.length = 0;
-		await run(sync(list), credentials());
+		await resync(list);
 		expect(sentPhones()).toHaveLength(3);
 	});
 
 	test('items imported eight at a time (On Error: Continue) are all remembered: no write is lost', async () => {
 		const list = leads(40);
-		const first = await run(sync(list), credentials());
+		const first = await resync(list);
 		expect(first.success).toHaveLength(40);
 		// One entry per lead: the "not accepted yet" markers are all gone.
 		expect(deduplicationStore.entryCount(workflowId)).toBe(40);
 		emulator().requests.length = 0;
-		const second = await run(sync(list), credentials());
+		const second = await resync(list);
 		expect(sentPhones()).toEqual([]);
 		expect(second.success.filter((item) => item.skipped === true)).toHaveLength(40);
 	});

@@ -18,7 +18,7 @@ import {
 	useTriggerEmulators,
 } from '../../devkit/engine/trigger';
 
-const emulatorWith = useTriggerEmulators({ seedCalls: 30 });
+const { emulatorWith, activated } = useTriggerEmulators({ seedCalls: 30 });
 
 /** A creation time shared by several calls, just after the newest call so far. */
 const tieAfterNewest = (emulator: Emulator) =>
@@ -52,6 +52,8 @@ describe.each(MATRIX)(
 			const added = emulator.addCalls(7);
 			expect(await trigger.poll()).toEqual(ids(added));
 			expect(await trigger.poll()).toEqual([]);
+			// Nothing new: no execution at all. Executions of Calls per Execution: triggerNightly.test.ts.
+			expect(trigger.executions).toEqual([]);
 			const one = emulator.addCalls(1);
 			expect(await trigger.poll()).toEqual(ids(one));
 			const whileDown = emulator.addCalls(2);
@@ -62,9 +64,7 @@ describe.each(MATRIX)(
 		});
 
 		test('calls that arrive between the pages of a poll are emitted by the next poll, once', async () => {
-			const emulator = await emulatorWith(listOptions);
-			const trigger = new TriggerUnderTest(emulator);
-			await trigger.poll();
+			const { emulator, trigger } = await activated(listOptions);
 
 			const first = emulator.addCalls(10);
 			let during: CallRecord[] = [];
@@ -76,18 +76,6 @@ describe.each(MATRIX)(
 			expect(during).toHaveLength(4);
 			expect(emitted).toEqual(ids([...during, ...first]));
 			expect(await trigger.poll()).toEqual([]);
-		});
-
-		test('a poll takes every new call, in executions of at most Calls per Execution, oldest first', async () => {
-			const emulator = await emulatorWith(listOptions);
-			const trigger = new TriggerUnderTest(emulator, { options: { callsPerExecution: 3 } });
-			await trigger.poll();
-			const added = ids(emulator.addCalls(7));
-			expect(await trigger.poll()).toEqual(added);
-			// Three executions of calls, then the one without calls that saves the position.
-			expect(trigger.executions.map((items) => items.length)).toEqual([3, 3, 1, 0]);
-			expect(await trigger.poll()).toEqual([]);
-			expect(trigger.executions).toEqual([]);
 		});
 
 		test('Fetch Test Event returns the most recent call and leaves the position alone', async () => {
@@ -146,9 +134,7 @@ describe.each(ORDERS)('trigger on a %s list of 10 000 calls', (listOrder) => {
 
 describe('trigger list order', () => {
 	test('a stale remembered page falls back to a walk from the start, losing nothing', async () => {
-		const emulator = await emulatorWith({ listOrder: 'oldest-first', maxPageSize: 5 });
-		const trigger = new TriggerUnderTest(emulator);
-		await trigger.poll();
+		const { emulator, trigger } = await activated({ listOrder: 'oldest-first', maxPageSize: 5 });
 		const added = emulator.addCalls(3);
 		emulator.inject({
 			kind: 'status',
@@ -161,9 +147,7 @@ describe('trigger list order', () => {
 	});
 
 	test('Fetch Test Event on an oldest-first list whose remembered page is stale still shows the newest call', async () => {
-		const emulator = await emulatorWith({ listOrder: 'oldest-first', maxPageSize: 5 });
-		const trigger = new TriggerUnderTest(emulator);
-		await trigger.poll();
+		const { emulator, trigger } = await activated({ listOrder: 'oldest-first', maxPageSize: 5 });
 		const [newest] = emulator.addCalls(1);
 		// The remembered last page's request is refused as stale (an expired cursor).
 		emulator.inject({ kind: 'status', status: 410, path: '/v1/calls' });
@@ -181,9 +165,7 @@ describe('trigger list order', () => {
 	});
 
 	test('new ids inside the first page of a list without times fail the poll, saying what to set', async () => {
-		const emulator = await emulatorWith({ callTimeField: null, maxPageSize: 3 });
-		const trigger = new TriggerUnderTest(emulator);
-		await trigger.poll();
+		const { emulator, trigger } = await activated({ callTimeField: null, maxPageSize: 3 });
 		const [a, b] = emulator.calls;
 		const page = [{ id: a.id }, { id: 'call_inserted' }, { id: b.id }];
 		emulator.inject({

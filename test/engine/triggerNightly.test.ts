@@ -1,35 +1,24 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The trigger checked once a night: one check takes the whole day, in executions of at most
  * Calls per Execution, waits for recordings still being processed, and an n8n killed in the
  * middle repeats at most the calls of the execution that was running.
  */
-import { Container } from '@n8n/di';
-import { BinaryDataService } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { CallRecord, ListOrder } from '../../devkit/emulator';
-import { TriggerUnderTest, useTriggerEmulators } from '../../devkit/engine/trigger';
+import { idsOldestFirst as ids, useTriggerEmulators } from '../../devkit/engine/trigger';
 
-beforeAll(async () => {
-	await Container.get(BinaryDataService).init();
-});
+const { activated } = useTriggerEmulators({ seedCalls: 5 });
 
-const emulatorWith = useTriggerEmulators({ seedCalls: 5 });
-
-/** Ids oldest first (addCalls returns them newest first). */
-const ids = (calls: CallRecord[]) => calls.map((call) => call.id).reverse();
 const NIGHTLY = { item: [{ mode: 'everyDay', hour: 2, minute: 0 }] };
 const recorded: Partial<CallRecord> = { status: 'completed', has_recording: true };
 
 describe.each<ListOrder>(['newest-first', 'oldest-first'])('a nightly check, %s list', (order) => {
 	test('takes a day larger than any bound the trigger had, each call once', async () => {
-		const emulator = await emulatorWith({ listOrder: order });
-		const trigger = new TriggerUnderTest(emulator, {
-			pollTimes: NIGHTLY,
-			options: { callsPerExecution: 100 },
-		});
-		await trigger.poll();
+		const { emulator, trigger } = await activated(
+			{ listOrder: order },
+			{ pollTimes: NIGHTLY, options: { callsPerExecution: 100 } },
+		);
 		const day = ids(emulator.addCalls(1_200));
 		expect(await trigger.poll()).toEqual(day);
 		expect(trigger.executions).toHaveLength(13); // 12 of 100 calls, then the closing one
@@ -38,12 +27,10 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])('a nightly check, %s 
 	});
 
 	test('n8n killed during an execution: the next check repeats only that execution', async () => {
-		const emulator = await emulatorWith({ listOrder: order });
-		const trigger = new TriggerUnderTest(emulator, {
-			pollTimes: NIGHTLY,
-			options: { callsPerExecution: 10 },
-		});
-		await trigger.poll();
+		const { emulator, trigger } = await activated(
+			{ listOrder: order },
+			{ pollTimes: NIGHTLY, options: { callsPerExecution: 10 } },
+		);
 		const day = ids(emulator.addCalls(45));
 		trigger.killAtExecution = 3;
 		await expect(trigger.poll()).rejects.toThrow();
@@ -59,13 +46,10 @@ describe.each<ListOrder>(['newest-first', 'oldest-first'])('a nightly check, %s 
 
 describe('recordings still being processed when a nightly check starts', () => {
 	test('the check waits for them and delivers them with their files, in the same check', async () => {
-		const emulator = await emulatorWith({ recordingBytes: 1_000 });
-		const trigger = new TriggerUnderTest(emulator, {
-			pollTimes: NIGHTLY,
-			downloadRecording: true,
-			options: { callsPerExecution: 5 },
-		});
-		await trigger.poll();
+		const { emulator, trigger } = await activated(
+			{ recordingBytes: 1_000 },
+			{ pollTimes: NIGHTLY, downloadRecording: true, options: { callsPerExecution: 5 } },
+		);
 		const ready = ids(emulator.addCalls(8, recorded));
 		emulator.setRecordingProcessing({ delayMs: 2_500, pendingAnswer: '202' });
 		const late = ids(emulator.addCalls(3, recorded));
@@ -78,12 +62,10 @@ describe('recordings still being processed when a nightly check starts', () => {
 	});
 
 	test('checks more often than Wait for Recording leave them to the next check', async () => {
-		const emulator = await emulatorWith({ recordingBytes: 1_000 });
-		const trigger = new TriggerUnderTest(emulator, {
-			pollTimes: { item: [{ mode: 'everyMinute' }] },
-			downloadRecording: true,
-		});
-		await trigger.poll();
+		const { emulator, trigger } = await activated(
+			{ recordingBytes: 1_000 },
+			{ pollTimes: { item: [{ mode: 'everyMinute' }] }, downloadRecording: true },
+		);
 		emulator.setRecordingProcessing({ delayMs: 60_000 });
 		emulator.addCalls(1, recorded);
 		const started = Date.now();

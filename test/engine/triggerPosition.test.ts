@@ -13,52 +13,31 @@ import {
 	useTriggerEmulators,
 } from '../../devkit/engine/trigger';
 
-const emulatorWith = useTriggerEmulators({ seedCalls: 30 });
+const { emulatorWith, activated } = useTriggerEmulators({ seedCalls: 30 });
 
 describe('trigger position', () => {
-	test('an n8n restart between polls resumes from the saved position', async () => {
-		const emulator = await emulatorWith();
-		const trigger = new TriggerUnderTest(emulator);
-		await trigger.poll();
-		const first = emulator.addCalls(2);
-		expect(await trigger.poll()).toEqual(ids(first));
-
-		const whileDown = emulator.addCalls(3);
-		trigger.restart();
-		expect(await trigger.poll()).toEqual(ids(whileDown));
-		trigger.restart();
-		expect(await trigger.poll()).toEqual([]);
-
-		// Bounded and plain JSON: ids, the newest creation time and the order, nothing else.
+	// Restarts: the matrix of trigger.test.ts; how many ids are kept: test/unit/position.test.ts.
+	test('the stored position is bounded plain JSON: ids, the newest creation time and the order', async () => {
+		const { emulator, trigger } = await activated();
+		const added = emulator.addCalls(2);
+		expect(await trigger.poll()).toEqual(ids(added));
 		const stored = trigger.storedState()['node:On New Call'] as { position: IDataObject };
 		expect(stored.position).toEqual({
 			version: 1,
 			queryKey: '[]',
-			seenIds: expect.arrayContaining(ids([...first, ...whileDown])),
-			newestCreatedAt: whileDown[0].created_at,
+			seenIds: expect.arrayContaining(ids(added)),
+			newestCreatedAt: added[0].created_at,
 			listOrder: 'newest',
 		});
 	});
 
-	test('the state stays bounded however many calls go by', async () => {
-		const emulator = await emulatorWith({ seedCalls: 5 });
-		const trigger = new TriggerUnderTest(emulator);
-		await trigger.poll();
-		for (let round = 0; round < 3; round++) {
-			const added = emulator.addCalls(300);
-			expect(await trigger.poll()).toEqual(ids(added));
-		}
-		const stored = trigger.storedState()['node:On New Call'] as { position: { seenIds: string[] } };
-		expect(stored.position.seenIds).toHaveLength(500);
-		expect(stored.position.seenIds[0]).toBe(emulator.calls[0].id);
-	});
-
 	test('Query Parameters are sent with every page and filter the emitted calls', async () => {
-		const emulator = await emulatorWith({ maxPageSize: 5 });
-		const trigger = new TriggerUnderTest(emulator, {
-			options: { queryParameters: { parameters: [{ name: 'direction', value: 'inbound' }] } },
-		});
-		await trigger.poll();
+		const { emulator, trigger } = await activated(
+			{ maxPageSize: 5 },
+			{
+				options: { queryParameters: { parameters: [{ name: 'direction', value: 'inbound' }] } },
+			},
+		);
 		const added = emulator.addCalls(12);
 		const inbound = added.filter((call) => call.direction === 'inbound');
 		expect(inbound.length).toBeGreaterThan(0);
@@ -69,9 +48,7 @@ describe('trigger position', () => {
 	});
 
 	test('two polls at once do not emit the same calls twice', async () => {
-		const emulator = await emulatorWith();
-		const trigger = new TriggerUnderTest(emulator);
-		await trigger.poll();
+		const { emulator, trigger } = await activated();
 		const added = emulator.addCalls(3);
 		const results = await Promise.all([trigger.poll(), trigger.poll()]);
 		expect(results.flat()).toEqual(ids(added));
@@ -79,23 +56,11 @@ describe('trigger position', () => {
 });
 
 describe('trigger errors', () => {
-	test('a 503 beyond the retries fails the poll and keeps the position', async () => {
-		const emulator = await emulatorWith();
-		const trigger = new TriggerUnderTest(emulator, { options: { maxRetries: 1 } });
-		await trigger.poll();
-		const first = emulator.addCalls(2);
-		expect(await trigger.poll()).toEqual(ids(first));
-
-		const pending = emulator.addCalls(3);
-		emulator.inject({ kind: 'status', status: 503, count: 2, path: '/v1/calls' });
-		await expect(trigger.poll()).rejects.toThrow(/temporarily unavailable \(503\).*2 attempts/);
-		expect(await trigger.poll()).toEqual(ids(pending));
-	});
-
 	test('a failure on a later page of a poll keeps the position', async () => {
-		const emulator = await emulatorWith({ maxPageSize: 3 });
-		const trigger = new TriggerUnderTest(emulator, { options: { maxRetries: 0 } });
-		await trigger.poll();
+		const { emulator, trigger } = await activated(
+			{ maxPageSize: 3 },
+			{ options: { maxRetries: 0 } },
+		);
 		const pending = emulator.addCalls(7);
 		onApiRequest(emulator, (_request, index) => {
 			// Page 1 is answered; page 2 meets a 503, and maxRetries 0 gives up at once.
@@ -106,9 +71,7 @@ describe('trigger errors', () => {
 	});
 
 	test('401 and 403 say what is wrong; once fixed, nothing was lost', async () => {
-		const emulator = await emulatorWith();
-		const trigger = new TriggerUnderTest(emulator);
-		await trigger.poll();
+		const { emulator, trigger } = await activated();
 		const pending = emulator.addCalls(2);
 
 		trigger.credentials.apiKey = `pf_live_${'x'.repeat(43)}`;

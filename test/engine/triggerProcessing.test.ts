@@ -1,14 +1,13 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The trigger and recordings that are not ready yet, whichever way the API says so (202, a
  * "processing" answer without a URL, or 404): calls held for them across checks and restarts,
  * Keep Call Order, Wait for Recording and Give Up on Processing After.
  */
-import { Container } from '@n8n/di';
-import { BinaryDataService } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
 
-import { PENDING_RECORDING_ANSWERS, recordingBytes } from '../../devkit/emulator';
+import type { PendingRecordingAnswer } from '../../devkit/emulator';
+import { recordingBytes } from '../../devkit/emulator';
 import { binaryBuffer } from '../../devkit/engine/harness';
 import {
 	TriggerUnderTest,
@@ -16,30 +15,21 @@ import {
 	useTriggerEmulators,
 } from '../../devkit/engine/trigger';
 
-beforeAll(async () => {
-	await Container.get(BinaryDataService).init();
-});
+const { emulatorWith, activated } = useTriggerEmulators({ seedCalls: 30 });
 
-const emulatorWith = useTriggerEmulators({ seedCalls: 30 });
-
-describe.each(PENDING_RECORDING_ANSWERS)(
+// How each answer is read ('processing' too): getRecording.test.ts. The trigger holds on a 404
+// (it may mean "not yet"), which Get Recording does not.
+describe.each<PendingRecordingAnswer>(['404', '202'])(
 	'Download Recording, the API answering %s while a recording is processed',
 	(pendingAnswer) => {
 		/** Recordings of added calls are ready 0.8 s later; the trigger waits up to 1.5 s. */
 		const DELAY_MS = 800;
 		const WAIT_MINUTES = 0.025;
-		async function setUp(options: IDataObject = {}) {
-			const emulator = await emulatorWith({
-				recordingBytes: 5_000,
-				recordingProcessing: { delayMs: DELAY_MS, pendingAnswer },
-			});
-			const trigger = new TriggerUnderTest(emulator, {
-				downloadRecording: true,
-				options: { waitForRecording: WAIT_MINUTES, ...options },
-			});
-			await trigger.poll();
-			return { emulator, trigger };
-		}
+		const setUp = async (options: IDataObject = {}) =>
+			await activated(
+				{ recordingBytes: 5_000, recordingProcessing: { delayMs: DELAY_MS, pendingAnswer } },
+				{ downloadRecording: true, options: { waitForRecording: WAIT_MINUTES, ...options } },
+			);
 		const recorded = { status: 'completed', has_recording: true } as const;
 		const missedCall = { status: 'missed', has_recording: false } as const;
 		const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
@@ -125,12 +115,10 @@ describe.each(PENDING_RECORDING_ANSWERS)(
 
 describe('held calls', () => {
 	test('are not bounded: 105 calls held by one poll all come with the next, once', async () => {
-		const emulator = await emulatorWith({
-			recordingBytes: 1_000,
-			recordingProcessing: { delayMs: 3_000 },
-		});
-		const trigger = new TriggerUnderTest(emulator, { downloadRecording: true });
-		await trigger.poll();
+		const { emulator, trigger } = await activated(
+			{ recordingBytes: 1_000, recordingProcessing: { delayMs: 3_000 } },
+			{ downloadRecording: true },
+		);
 		const added = ids(emulator.addCalls(105, { status: 'completed', has_recording: true }));
 		expect(await trigger.poll()).toEqual([]);
 		const stored = trigger.storedState()['node:On New Call'] as {
@@ -143,12 +131,10 @@ describe('held calls', () => {
 	});
 
 	test('a poll that fails while asking for a held call keeps it: it comes later, once, with its file', async () => {
-		const emulator = await emulatorWith({ recordingProcessing: { delayMs: 300 } });
-		const trigger = new TriggerUnderTest(emulator, {
-			downloadRecording: true,
-			options: { maxRetries: 0 },
-		});
-		await trigger.poll();
+		const { emulator, trigger } = await activated(
+			{ recordingProcessing: { delayMs: 300 } },
+			{ downloadRecording: true, options: { maxRetries: 0 } },
+		);
 		const [call] = emulator.addCalls(1, { status: 'completed', has_recording: true });
 		expect(await trigger.poll()).toEqual([]);
 		await new Promise((resolve) => setTimeout(resolve, 400));

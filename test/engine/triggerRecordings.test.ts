@@ -1,11 +1,8 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The trigger's Download Recording: the file attached to each call, named after the call, with
  * its size and SHA-256, why a call comes without one, and the check's summary item.
  */
 import { createHash } from 'crypto';
-import { Container } from '@n8n/di';
-import { BinaryDataService } from 'n8n-core';
 
 import { DEMO_KEYS, recordingBytes } from '../../devkit/emulator';
 import { binaryBuffer } from '../../devkit/engine/harness';
@@ -15,11 +12,7 @@ import {
 	useTriggerEmulators,
 } from '../../devkit/engine/trigger';
 
-beforeAll(async () => {
-	await Container.get(BinaryDataService).init();
-});
-
-const emulatorWith = useTriggerEmulators({ seedCalls: 30 });
+const { emulatorWith, activated } = useTriggerEmulators({ seedCalls: 30 });
 const recorded = { status: 'completed', has_recording: true } as const;
 const missedCall = { status: 'missed', has_recording: false } as const;
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -63,13 +56,14 @@ test.each([
 ])(
 	'a host that names every file alike: each file is named after its call (%s)',
 	async (contentType, extension) => {
-		const emulator = await emulatorWith({
-			recordingBytes: 2_000,
-			recordingFileNames: 'same',
-			recordingContentType: contentType,
-		});
-		const trigger = new TriggerUnderTest(emulator, { downloadRecording: true });
-		await trigger.poll();
+		const { emulator, trigger } = await activated(
+			{
+				recordingBytes: 2_000,
+				recordingFileNames: 'same',
+				recordingContentType: contentType,
+			},
+			{ downloadRecording: true },
+		);
 		const calls = emulator.addCalls(3, recorded);
 		const items = await trigger.pollItems();
 		const names = items.map((item) => item.binary!.data.fileName);
@@ -92,9 +86,7 @@ test('Fetch Test Event with Download Recording includes the file', async () => {
 });
 
 test('a missing recordings:read scope fails the download, and the next poll retries the calls', async () => {
-	const emulator = await emulatorWith();
-	const trigger = new TriggerUnderTest(emulator, { downloadRecording: true });
-	await trigger.poll();
+	const { emulator, trigger } = await activated(undefined, { downloadRecording: true });
 	const pending = emulator.addCalls(2, recorded);
 	trigger.credentials.apiKey = DEMO_KEYS.callsOnly;
 	await expect(trigger.poll()).rejects.toThrow(/lacks the scope recordings:read/);
@@ -106,12 +98,13 @@ test('a missing recordings:read scope fails the download, and the next poll retr
 
 describe('Add Summary Item', () => {
 	test('ends a check that delivered calls with one item counting them', async () => {
-		const emulator = await emulatorWith({ recordingProcessing: { delayMs: 60_000 } });
-		const trigger = new TriggerUnderTest(emulator, {
-			downloadRecording: true,
-			options: { summaryItem: true, waitForRecording: 0, callsPerExecution: 2 },
-		});
-		await trigger.poll();
+		const { emulator, trigger } = await activated(
+			{ recordingProcessing: { delayMs: 60_000 } },
+			{
+				downloadRecording: true,
+				options: { summaryItem: true, waitForRecording: 0, callsPerExecution: 2 },
+			},
+		);
 		emulator.addCalls(1, recorded); // still being processed: held for later
 		emulator.setRecordingProcessing({ delayMs: 0 });
 		emulator.addCalls(3, recorded);

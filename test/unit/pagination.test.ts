@@ -35,8 +35,13 @@ describe('readPage', () => {
 		});
 	});
 
-	test.each([[undefined], ['text'], [{ total: 3 }], [42]])('%j is not a page', (body) => {
-		expect(() => readPage(body)).toThrow(/calls list could not be read/);
+	test.each([
+		[undefined, 'the answer was empty or not JSON'],
+		['text', 'the answer is not a list (got string)'],
+		[{ total: 3 }, 'no list of calls in the answer (its fields: total)'],
+		[42, 'the answer is not a list (got number)'],
+	])('%j is not a page', (body, reason) => {
+		expect(() => readPage(body)).toThrow(`The calls list could not be read: ${reason}`);
 	});
 });
 

@@ -1,6 +1,3 @@
-import type { CountryCode } from 'libphonenumber-js';
-
-import { libraryReading } from '../../devkit/phone/oracle';
 import { normalizePhone, resolveDefaultCountry } from '../../nodes/LeadCallAccess/helpers/phone';
 
 // How numbers are read is checked against libphonenumber-js in phoneOracle.test.ts; this file
@@ -87,16 +84,7 @@ describe('normalizePhone refusals', () => {
 		expect(result.ok ? result.e164 : result.reason).toMatch(reason);
 	});
 
-	test.each([
-		['00 1 415 555 2671', 'US'],
-		['0044 20 7946 0958', ''],
-	])('with Validate Phone off, %j with Default Country %j is still refused', (raw, country) => {
-		expect(normalizePhone(raw, country, { validate: false })).toMatchObject({
-			ok: false,
-			always: true,
-		});
-	});
-
+	// A leading 00 refused even with Validate Phone off: phoneOracle.test.ts, for every country.
 	test('with Validate Phone off, a number its country cannot have is sent as read', () => {
 		expect(normalizePhone('06 20 123 45', 'HU', { validate: false })).toEqual({
 			ok: true,
@@ -105,7 +93,8 @@ describe('normalizePhone refusals', () => {
 	});
 });
 
-// Issue 42: which numbers read two ways is checked against libphonenumber-js in phoneOracle.test.ts.
+// Issue 42: which numbers read one way or two is checked against libphonenumber-js in
+// phoneOracle.test.ts; this is what the refusal says.
 describe("digits without + that start with the Default Country's calling code", () => {
 	test.each([true, false])(
 		'two valid readings: refused naming both, with Validate Phone %s too',
@@ -118,16 +107,4 @@ describe("digits without + that start with the Default Country's calling code", 
 			});
 		},
 	);
-
-	test.each([
-		['36 20 123 4567', 'HU', 'only the reading with the calling code is a valid number'],
-		['1 415 555 2671', 'US', 'both readings are the same number (1 is also the national prefix)'],
-		['+49 151 23456789', 'DE', 'written with +'],
-		['0049 151 23456789', 'DE', 'written with the prefix for calling abroad'],
-	])('%j with Default Country %s is read one way: %s', (text, country) => {
-		expect(normalizePhone(text, country, { validate: false })).toEqual({
-			ok: true,
-			e164: libraryReading(text, country as CountryCode).e164,
-		});
-	});
 });

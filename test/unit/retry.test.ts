@@ -52,10 +52,10 @@ describe('decideRetry', () => {
 		expect(decideRetry({ ...answer(302), accepted: true }, newRetryState(), limits, now)).toEqual({
 			action: 'done',
 		});
-		expect(decideRetry(answer(302), newRetryState(), limits, now)).toEqual({
-			action: 'fail',
-			attempts: 1,
-		});
+		for (const status of [300, 302]) {
+			const failed = { action: 'fail', attempts: 1 };
+			expect(decideRetry(answer(status), newRetryState(), limits, now)).toEqual(failed);
+		}
 	});
 
 	test('transient failures are retried up to Max Retries, then fail with the attempts made', () => {
