@@ -84,6 +84,16 @@ describe('rule 4: what a 429 teaches', () => {
 		expect(b.state).toMatchObject({ share: 1, burst: 3 });
 	});
 
+	test('a request leaving with 2 tokens is still part of the burst, and one sent as a lesson is learnt teaches nothing more', () => {
+		const b = budget();
+		for (let i = 0; i < 8; i++) b.settle(left(b, 0), 0, ok);
+		const [ninth, tenth] = [left(b, 0), left(b, 0)];
+		expect(ninth.tokensBefore).toBe(2);
+		b.settle(ninth, 0, refused);
+		b.settle(tenth, 0, refused);
+		expect(b.state).toMatchObject({ share: 1, burst: 8 });
+	});
+
 	/** A key whose first refused burst taught burst = 5, two requests into a burst a window later. */
 	function laterBurst() {
 		const b = budget();

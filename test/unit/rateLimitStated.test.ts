@@ -27,6 +27,18 @@ describe('rule 5: a count the server states', () => {
 		expect(typeof ask(b, 3_000)).toBe('object');
 	});
 
+	test('a request in flight spends one of the stated remaining, at even spacing too', () => {
+		const b = budget(600);
+		// A burst refused at once: even spacing from then on, so rule 2 holds nobody back.
+		b.settle(left(b, 0), 5, ok);
+		b.settle(left(b, 5), 10, refused);
+		const [first, at] = whenAllowed(b, 10);
+		b.settle(first, at + 5, { rateLimited: false, stated: count(1, 3_000) });
+		whenAllowed(b, at + 5);
+		// The one left is on its way: the next waits for the reset.
+		expect(whenAllowed(b, at + 5)[1]).toBe(3_000);
+	});
+
 	test('an answer stating nothing: our own window again', () => {
 		const b = budget(600);
 		// A burst refused at once: even spacing from then on, so two requests can be on the way.
