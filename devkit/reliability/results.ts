@@ -8,9 +8,6 @@ import { join } from 'path';
  */
 export const RESULTS_DIR = join(__dirname, '..', '..', 'test', 'reliability', '.results');
 
-/** 'engine': n8n-core's WorkflowExecute in-process; 'real n8n': the end-to-end suite. */
-export type Where = 'engine' | 'real n8n';
-
 /** One scenario run, as it appears in RELIABILITY.md. */
 export interface ResultRow {
 	scenario: string;
@@ -30,10 +27,17 @@ export interface ResultRow {
 
 export interface ResultsFile {
 	suite: string;
-	where: Where;
+	/** 'engine': n8n-core's WorkflowExecute in-process; 'real n8n': the end-to-end suite. */
+	where: 'engine' | 'real n8n';
 	generatedAt: string;
 	durationMs: number;
 	rows: ResultRow[];
+}
+
+/** A row with nothing counted yet, that a fuzz property adds its runs up into. */
+export function emptyRow(scenario: string, operation: string): ResultRow {
+	const counts = { itemsIn: 0, success: 0, error: 0, requestsSent: 0, retries: 0, lost: 0 };
+	return { scenario, operation, ...counts, leaked: 0, problems: [] };
 }
 
 /**
@@ -46,14 +50,14 @@ export class ResultsCollector {
 
 	constructor(
 		private readonly suite: string,
-		private readonly where: Where = 'engine',
+		private readonly where: ResultsFile['where'] = 'engine',
 	) {}
 
 	add(order: number, row: ResultRow): void {
 		this.rows.set(order, row);
 	}
 
-	write(): string {
+	write(): void {
 		mkdirSync(RESULTS_DIR, { recursive: true });
 		const file: ResultsFile = {
 			suite: this.suite,
@@ -62,8 +66,6 @@ export class ResultsCollector {
 			durationMs: Date.now() - this.startedAt,
 			rows: [...this.rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row),
 		};
-		const path = join(RESULTS_DIR, `${this.suite}.json`);
-		writeFileSync(path, `${JSON.stringify(file, null, '\t')}\n`);
-		return path;
+		writeFileSync(join(RESULTS_DIR, `${this.suite}.json`), `${JSON.stringify(file, null, '\t')}\n`);
 	}
 }

@@ -4,10 +4,9 @@
  * redirect to another origin (not followed).
  */
 import { leads } from '../../devkit/workflows';
-import { authorizationOf, expectNoKeyInLogs, useSecretsHarness } from './support/secretsHarness';
-import { reply } from './support/stubServer';
+import { authorizationOf, reply, useSecretsHarness } from './support/secretsHarness';
 
-const { apiKey, capture, emulator, foreign, credentials, runChecked, withStubApi } =
+const { apiKey, emulator, foreign, credentials, runChecked, withStubApi, expectNoKeyInLogs } =
 	useSecretsHarness('origins');
 
 describe('Next pages on another origin', () => {
@@ -137,6 +136,6 @@ describe('Redirects to another origin', () => {
 
 describe('Logs', () => {
 	test('nothing written to the console, stdout or stderr carries the key', () => {
-		expectNoKeyInLogs(capture, [apiKey]);
+		expectNoKeyInLogs([apiKey]);
 	});
 });

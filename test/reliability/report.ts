@@ -30,15 +30,14 @@ const SUITE_TITLES: Record<string, string> = {
 };
 
 function readResults(folders: string[]): ResultsFile[] {
-	const files: ResultsFile[] = [];
-	for (const folder of folders) {
-		if (!existsSync(folder)) continue;
-		for (const name of readdirSync(folder)
-			.filter((file) => file.endsWith('.json'))
-			.sort()) {
-			files.push(JSON.parse(readFileSync(join(folder, name), 'utf8')) as ResultsFile);
-		}
-	}
+	const files = folders
+		.filter((folder) => existsSync(folder))
+		.flatMap((folder) =>
+			readdirSync(folder)
+				.filter((file) => file.endsWith('.json'))
+				.sort()
+				.map((name) => JSON.parse(readFileSync(join(folder, name), 'utf8')) as ResultsFile),
+		);
 	const order = Object.keys(SUITE_TITLES);
 	const rank = (file: ResultsFile) =>
 		order.includes(file.suite) ? order.indexOf(file.suite) : order.length;
@@ -48,14 +47,10 @@ function readResults(folders: string[]): ResultsFile[] {
 }
 
 function packageVersion(name: string): string {
-	try {
-		const manifest = JSON.parse(
-			readFileSync(join(REPO, 'node_modules', name, 'package.json'), 'utf8'),
-		);
-		return String(manifest.version);
-	} catch {
-		return 'not installed';
-	}
+	const manifest = join(REPO, 'node_modules', name, 'package.json');
+	return existsSync(manifest)
+		? String(JSON.parse(readFileSync(manifest, 'utf8')).version)
+		: 'not installed';
 }
 
 function passed(row: ResultRow): boolean {
@@ -63,32 +58,32 @@ function passed(row: ResultRow): boolean {
 }
 
 const cell = (text: string | number) => String(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const COUNTS = [
+	'itemsIn',
+	'success',
+	'error',
+	'requestsSent',
+	'retries',
+	'lost',
+	'leaked',
+] as const;
 
 function table(file: ResultsFile): string[] {
-	const lines = [
+	return [
 		'| where | operation | scenario | items in | success | error | requests sent | retries | lost | leaked | check |',
 		'| --- | --- | --- | --: | --: | --: | --: | --: | --: | --: | --- |',
-	];
-	for (const row of file.rows) {
-		lines.push(
-			`| ${[
+		...file.rows.map((row) => {
+			const counts = COUNTS.map((name) => row[name]);
+			const cells = [
 				file.where,
 				row.operation,
 				row.scenario,
-				row.itemsIn,
-				row.success,
-				row.error,
-				row.requestsSent,
-				row.retries,
-				row.lost,
-				row.leaked,
+				...counts,
 				passed(row) ? 'ok' : '**FAIL**',
-			]
-				.map(cell)
-				.join(' | ')} |`,
-		);
-	}
-	return lines;
+			];
+			return `| ${cells.map(cell).join(' | ')} |`;
+		}),
+	];
 }
 
 export function render(files: ResultsFile[], now = new Date()): string {

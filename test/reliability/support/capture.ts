@@ -1,9 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 import { format } from 'util';
 
-type Writer = typeof process.stdout.write;
-const CONSOLE_METHODS = ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const;
-
 /**
  * Records everything written to the console, stdout and stderr while it is installed (n8n's
  * logger writes through the console), instead of printing it. Used to check that no log line
@@ -12,28 +9,23 @@ const CONSOLE_METHODS = ['log', 'info', 'warn', 'error', 'debug', 'trace'] as co
  */
 export class OutputCapture {
 	private chunks: string[] = [];
-	private restoreAll: Array<() => void> = [];
+	private spies: jest.SpyInstance[] = [];
 
 	install(): void {
+		for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) {
+			const record = (...args: unknown[]) => void this.chunks.push(format(...args));
+			this.spies.push(jest.spyOn(console, method).mockImplementation(record));
+		}
 		for (const stream of [process.stdout, process.stderr]) {
-			const original: Writer = stream.write.bind(stream);
-			stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+			const write = (chunk: unknown, ...rest: unknown[]) => {
 				this.chunks.push(
-					typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString(),
+					String(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array)),
 				);
 				// Honour a write callback, as the stream would.
-				const callback = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
-				callback?.();
+				(rest.find((arg) => typeof arg === 'function') as (() => void) | undefined)?.();
 				return true;
-			}) as Writer;
-			this.restoreAll.push(() => (stream.write = original));
-		}
-		for (const method of CONSOLE_METHODS) {
-			const original = console[method];
-			console[method] = (...args: unknown[]) => {
-				this.chunks.push(format(...args));
 			};
-			this.restoreAll.push(() => (console[method] = original));
+			this.spies.push(jest.spyOn(stream, 'write').mockImplementation(write));
 		}
 	}
 
@@ -42,7 +34,7 @@ export class OutputCapture {
 	}
 
 	restore(): void {
-		for (const restore of this.restoreAll.reverse()) restore();
-		this.restoreAll = [];
+		for (const spy of this.spies) spy.mockRestore();
+		this.spies = [];
 	}
 }

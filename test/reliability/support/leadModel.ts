@@ -1,6 +1,11 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { libraryCountry, libraryReading, writtenWith00 } from '../../../devkit/phone/oracle';
+import {
+	libraryCountry,
+	libraryReading,
+	libraryReadsTwoWays,
+	writtenWith00,
+} from '../../../devkit/phone/oracle';
 
 const E164 = /^\+[1-9]\d{6,14}$/;
 
@@ -8,7 +13,7 @@ export const LOCAL_ERROR = /^(Phone|Name|Campaign ID|Contact Type|Legal Basis)[:
 export const API_REJECTED = /^The API rejected the lead \(422\): /;
 
 /** The text a field value stands for, as a user would expect: numbers and booleans as written. */
-export function textOf(value: unknown): string | undefined {
+function textOf(value: unknown): string | undefined {
 	if (value === undefined || value === null) return '';
 	if (typeof value === 'string') return value;
 	if (typeof value === 'number' || typeof value === 'boolean') return String(value);
@@ -31,6 +36,8 @@ export interface LeadOptions {
  * - Validate Phone off: the library's reading when E.164, or the text as written; a number
  *   written with 00 that the library finds no valid number in may also fail locally (it does
  *   when the library did not read the 00 as calling abroad).
+ * - Either way, a number the library reads as two valid numbers (issue 42: 4915123456789 in
+ *   Germany) fails locally.
  */
 export function expectedLead(
 	item: { phone?: unknown; name?: unknown; campaign?: unknown; legal?: unknown; tag: string },
@@ -44,7 +51,9 @@ export function expectedLead(
 		return { local: true };
 	}
 	if (legal === undefined || (options.clearLegalBasis && legal !== '')) return { local: true };
-	const reading = libraryReading(phone, libraryCountry(options.defaultCountryCode) ?? undefined);
+	const country = libraryCountry(options.defaultCountryCode) ?? undefined;
+	if (libraryReadsTwoWays(phone, country)) return { local: true };
+	const reading = libraryReading(phone, country);
 	const readable = reading.e164 !== undefined && E164.test(reading.e164);
 	let phones: string[];
 	if (options.validatePhone) {
