@@ -37,16 +37,10 @@ type ApiFault = Extract<Fault, { kind: 'reset' | 'hang' }>;
 
 /** `count` answers with this status ('success': the operation's own 2xx) on the API path. */
 function status(code: number | 'success', count: number, extra: Partial<StatusFault> = {}) {
-	return ({ path, successStatus }: FaultTarget): Fault[] => [
-		{
-			kind: 'status',
-			status: code === 'success' ? successStatus : code,
-			count,
-			...extra,
-			path,
-			origin: 'api',
-		},
-	];
+	return ({ path, successStatus }: FaultTarget): Fault[] => {
+		const answer = code === 'success' ? successStatus : code;
+		return [{ kind: 'status', status: answer, count, ...extra, path, origin: 'api' }];
+	};
 }
 
 const onApi =

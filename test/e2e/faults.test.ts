@@ -1,13 +1,10 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
- * The fault matrix of test/reliability in a real n8n (either line) with the package installed
- * from its tarball, binary data in n8n's filesystem store: one scenario of each kind of fault
- * that n8n's own HTTP stack sees (a 5xx, a 429 with Retry-After, resets, a hang, broken 2xx
- * bodies, the file host's 403 and cut-off downloads). The engine matrix judges every scenario;
- * here the very same operations, workflows and checks (devkit/reliability) are given a runner
- * that deploys the workflow to n8n, calls it and reads back the execution n8n stored. Rows go
- * to RELIABILITY.md as `real n8n`. n8n's own records are searched for every sentinel key: the
- * stored executions, the whole database, the server log at debug level.
+ * The fault matrix of test/reliability in a real n8n (either line), the package installed from
+ * its tarball, binary data in n8n's filesystem store: one scenario of each kind of fault n8n's
+ * own HTTP stack sees. The very same operations, workflows and checks (devkit/reliability), run
+ * by deploying each workflow to n8n and reading back the execution it stored. Rows go to
+ * RELIABILITY.md as `real n8n`. The key is searched for in the whole database and debug log.
  */
 import { Container } from '@n8n/di';
 import { BinaryDataService } from 'n8n-core';

@@ -10,11 +10,11 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { leadImportProblem } from '../../devkit/reliability/audit';
 import { anyItemValue } from './support/arbitraries';
-import { useFuzz } from './support/fuzz';
+import { useHarness } from './support/harness';
 import type { LeadOptions } from './support/leadModel';
 import { API_REJECTED, LOCAL_ERROR, expectedLead } from './support/leadModel';
 
-const { emulator, property } = useFuzz('fuzz-import-lead', 'import lead');
+const { emulator, property } = useHarness('fuzz-import-lead');
 const COUNTRY_CODES = ['', '1', '44', '+49', '0033', ' 39 ', '7', 'HU', 'ar', 'abc', '1234', '0'];
 
 /**
@@ -22,12 +22,12 @@ const COUNTRY_CODES = ['', '1', '44', '+49', '0033', ' 39 ', '7', 'HU', 'ar', 'a
  * of every run, then the bodies the API received, each a valid LeadImport.
  */
 async function importBatch(
-	{ runChecked }: ReturnType<typeof property>,
+	{ runOnce }: ReturnType<typeof property>,
 	values: object[],
 	{ clearLegalBasis, ...options }: LeadOptions,
 ) {
 	const items = values.map((value, index) => ({ ...value, tag: `item-${index}` }));
-	const { accounting, requests } = await runChecked('importLeads', items, {
+	const { accounting, requests } = await runOnce('importLeads', items, {
 		additionalFields: {
 			name: '={{ $json.name }}',
 			campaignId: '={{ $json.campaign }}',

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 
 import { oddText } from './support/arbitraries';
-import { useFuzz } from './support/fuzz';
+import { useHarness } from './support/harness';
 
 const CALLS = 250;
 /** Set by the node for pagination; a user parameter of that name is refused. */
@@ -17,7 +17,7 @@ const RESERVED = ['limit', 'cursor', 'offset'];
 const UNSENDABLE = ['__proto__', 'constructor', 'prototype'];
 /** Query parameters the emulator filters on (a bad value is its 422). */
 const FILTERS = ['direction', 'status', 'created_after'];
-const { emulator, property } = useFuzz('fuzz-parameters', 'parameters', { seedCalls: CALLS });
+const { emulator, property } = useHarness('fuzz-parameters', { seedCalls: CALLS });
 
 const paramName = fc.oneof(
 	fc.string({ maxLength: 12 }),
@@ -89,7 +89,7 @@ function userQuery(
 }
 
 describe('List Calls with fuzzed limit and query parameters', () => {
-	const { runChecked, recorded } = property('fuzz: limit and query parameters', 'List Calls');
+	const { runOnce, recorded } = property('fuzz: limit and query parameters', 'List Calls');
 
 	test('each parameter reaches the API as given, a refused one costs no request', async () => {
 		const pairs = fc.array(fc.record({ name: paramName, value: paramValue }), { maxLength: 4 });
@@ -105,7 +105,7 @@ describe('List Calls with fuzzed limit and query parameters', () => {
 					name: `={{ $json.query[${index}].name }}`,
 					value: `={{ $json.query[${index}].value }}`,
 				}));
-				const { accounting, requests } = await runChecked(
+				const { accounting, requests } = await runOnce(
 					'listCalls',
 					[{ limit, query: parameters }],
 					{
@@ -149,7 +149,7 @@ describe('List Calls with fuzzed limit and query parameters', () => {
 });
 
 describe('Get Recording with fuzzed call IDs', () => {
-	const { runChecked, recorded } = property(
+	const { runOnce, recorded } = property(
 		'fuzz: call IDs (slashes, dots, unicode, spaces, wrong types)',
 		'Get Recording',
 	);
@@ -180,7 +180,7 @@ describe('Get Recording with fuzzed call IDs', () => {
 			fc.constant(['call_000003']),
 		);
 		const getRecording = recorded(async (id: unknown, download: boolean) => {
-			const { accounting, requests } = await runChecked('getRecording', [{ id }], {
+			const { accounting, requests } = await runOnce('getRecording', [{ id }], {
 				download,
 			});
 			const failed = accounting.error.get(0)?.json.error as string | undefined;

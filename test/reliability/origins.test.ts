@@ -4,10 +4,12 @@
  * redirect to another origin (not followed).
  */
 import { leads } from '../../devkit/workflows';
-import { authorizationOf, reply, useSecretsHarness } from './support/secretsHarness';
+import { authorizationOf, reply, useHarness } from './support/harness';
 
-const { apiKey, emulator, foreign, credentials, runChecked, withStubApi, expectNoKeyInLogs } =
-	useSecretsHarness('origins');
+const { apiKey, emulator, foreign, runChecked, withStubApi, expectNoKeyInLogs } = useHarness(
+	'origins',
+	{ seedCalls: 10, recordingBytes: 4096 },
+);
 
 describe('Next pages on another origin', () => {
 	const foreignNext = () => {
@@ -48,12 +50,12 @@ describe('Next pages on another origin', () => {
 		await withStubApi(
 			(_request, res) =>
 				reply(res, 200, { 'Content-Type': 'application/json', Link: link }, '[{"id": "call_a"}]'),
-			async (api) => {
+			async (_api, credentials) => {
 				const result = await runChecked(
 					'Link header to another origin',
 					'listCalls',
 					{ parameters: { returnAll: true } },
-					credentials({ baseUrl: api.url }),
+					credentials,
 				);
 				expect(result.errors[0]?.error).toMatch(/^Refused to follow a link to/);
 				expect(foreign().requests).toHaveLength(0);
@@ -69,8 +71,7 @@ describe('Redirects to another origin', () => {
 			const target = emulator().fileBaseUrl;
 			await withStubApi(
 				(request, res) => reply(res, status, { Location: `${target}${request.url}` }),
-				async (api) => {
-					const creds = credentials({ baseUrl: api.url });
+				async (_api, creds) => {
 					const redirected = new RegExp(`unexpected redirect \\(${status}\\)`);
 					const imported = await runChecked(
 						`${status} redirect of Import Lead`,
@@ -113,7 +114,7 @@ describe('Redirects to another origin', () => {
 				request.url.startsWith('/files/')
 					? reply(res, 200, { 'Content-Type': 'audio/mpeg' }, 'ID3 not really audio')
 					: reply(res, 302, { Location: location }),
-			async (api) => {
+			async (api, credentials) => {
 				const result = await runChecked(
 					`recording redirect ${label}`,
 					'getRecording',
@@ -121,7 +122,7 @@ describe('Redirects to another origin', () => {
 						items: [{ id: 'call_a' }],
 						parameters: { download: true, options: { maxRetries: 1 } },
 					},
-					credentials({ baseUrl: api.url }),
+					credentials,
 				);
 				expect(result.errors).toEqual([]);
 				const downloads = [

@@ -8,11 +8,13 @@ import type { Fault } from '../../devkit/emulator';
 import type { WorkflowSetup } from '../../devkit/engine/fixtures';
 import { leads } from '../../devkit/workflows';
 import { sentinelKey } from '../../devkit/reliability/keys';
-import type { Template } from './support/secretsHarness';
-import { authorizationOf, useSecretsHarness } from './support/secretsHarness';
+import type { Template } from './support/harness';
+import { authorizationOf, useHarness } from './support/harness';
 
-const { apiKey, emulator, credentials, runChecked, expectNoKeyInLogs } =
-	useSecretsHarness('secrets');
+const { apiKey, emulator, credentials, runChecked, expectNoKeyInLogs } = useHarness('secrets', {
+	seedCalls: 10,
+	recordingBytes: 4096,
+});
 const bearerPasted = `Bearer ${sentinelKey('pasted with Bearer')}`;
 
 describe('The sentinel key appears in no output or error, whatever the outcome', () => {

@@ -4,14 +4,17 @@ import { createServer } from 'http';
 import type { AddressInfo } from 'net';
 import { inspect } from 'util';
 
-import type { Emulator } from '../../../devkit/emulator';
+import type { IDataObject } from 'n8n-workflow';
+
+import type { Emulator, EmulatorOptions } from '../../../devkit/emulator';
 import { startEmulator } from '../../../devkit/emulator';
 import type { WorkflowSetup } from '../../../devkit/engine/fixtures';
 import { nodeName, run, workflowFrom } from '../../../devkit/engine/fixtures';
 import type { TestCredentials } from '../../../devkit/engine/harness';
 import { account, placesContaining } from '../../../devkit/reliability/audit';
 import { keyWithAllScopes, sentinelKey } from '../../../devkit/reliability/keys';
-import { ResultsCollector } from '../../../devkit/reliability/results';
+import type { ResultRow } from '../../../devkit/reliability/results';
+import { ResultsCollector, emptyRow } from '../../../devkit/reliability/results';
 import { OutputCapture } from './capture';
 
 export type Template = Parameters<typeof workflowFrom>[0];
@@ -61,11 +64,11 @@ async function startStub(handler: StubHandler) {
 }
 
 /**
- * Shared set-up of the secrets suites: one emulator (a sentinel key with all scopes) and one
- * foreign origin per file, reset before each test; output captured for the whole file; a
- * RELIABILITY.md row per run.
+ * Shared set-up of the reliability suites but the fault matrix: one emulator (a sentinel key
+ * with all scopes) and one foreign origin per file, reset before each test; output captured for
+ * the whole file; RELIABILITY.md rows.
  */
-export function useSecretsHarness(suite: string) {
+export function useHarness(suite: string, emulatorOptions: EmulatorOptions = {}) {
 	const apiKey = sentinelKey(suite);
 	const results = new ResultsCollector(suite);
 	const capture = new OutputCapture();
@@ -82,7 +85,7 @@ export function useSecretsHarness(suite: string) {
 	beforeAll(async () => {
 		capture.install();
 		const keys = keyWithAllScopes(apiKey);
-		emulator = await startEmulator({ rateLimit: false, keys, seedCalls: 10, recordingBytes: 4096 });
+		emulator = await startEmulator({ rateLimit: false, keys, ...emulatorOptions });
 		foreign = await startStub((_request, res) =>
 			reply(res, 200, { 'Content-Type': 'audio/mpeg' }, 'ID3 not really audio'),
 		);
@@ -104,9 +107,19 @@ export function useSecretsHarness(suite: string) {
 		...overrides,
 	});
 
-	/** Runs a workflow, asserts `secret` is nowhere in what it produced, and records a row. */
+	/** A row of its own, or a fuzz property's, adding up its runs (see `property`). */
+	const newRow = (scenario: string, operation: string) => {
+		const row = emptyRow(scenario, operation);
+		results.add(order++, row);
+		return row;
+	};
+
+	/**
+	 * Runs a workflow: each item in exactly one output with a clear message, `secret` nowhere in
+	 * what it produced. Counted in its own row named `scenario`, or in a property's row.
+	 */
 	async function runChecked(
-		scenario: string,
+		scenario: string | ResultRow,
 		template: Template,
 		setup: WorkflowSetup,
 		creds = credentials(),
@@ -129,28 +142,54 @@ export function useSecretsHarness(suite: string) {
 			...(stopped ? [] : accounting.problems),
 			...leakedTo.map((place) => `the key appears in the ${place}`),
 		];
-		results.add(order++, {
-			scenario,
-			operation: nodeName(workflow),
-			itemsIn,
-			success: stopped ? 0 : accounting.success.size,
-			error: stopped ? itemsIn : accounting.error.size,
-			requestsSent: requestsSoFar() - before,
-			retries: 0,
-			lost: stopped ? 0 : accounting.missing.length,
-			leaked: leakedTo.length,
-			problems,
-		});
+		const row = typeof scenario === 'string' ? newRow(scenario, nodeName(workflow)) : scenario;
+		if (typeof scenario === 'string') row.problems = problems;
+		row.itemsIn += itemsIn;
+		row.error += stopped ? itemsIn : accounting.error.size;
+		row.success += stopped ? 0 : itemsIn - accounting.error.size;
+		row.requestsSent += requestsSoFar() - before;
+		row.lost += stopped ? 0 : accounting.missing.length;
+		row.leaked += leakedTo.length;
 		expect(problems).toEqual([]);
-		return result;
+		return { ...result, accounting };
+	}
+
+	/**
+	 * A fuzz property's row, its runs, and its body wrapped to record its first failures in the
+	 * row before fast-check shrinks them.
+	 */
+	function property(scenario: string, operation: string) {
+		const row = newRow(scenario, operation);
+		const recorded =
+			<A extends unknown[]>(body: (...args: A) => Promise<void>) =>
+			async (...args: A) => {
+				try {
+					await body(...args);
+				} catch (error) {
+					const message = String((error as Error).message).slice(0, 300);
+					if (row.problems!.length < 5) row.problems!.push(message);
+					throw error;
+				}
+			};
+		/** One run of the property: the emulator reset first, and the workflow must not stop. */
+		const runOnce = async (template: Template, items: object[], parameters: IDataObject) => {
+			emulator!.reset();
+			const result = await runChecked(row, template, { items: items as IDataObject[], parameters });
+			expect(result.error).toBeUndefined();
+			return { ...result, requests: emulator!.requests };
+		};
+		return { recorded, runOnce };
 	}
 
 	/** Runs `test` against a stand-in API answering as `answer` says; checks what reached it. */
-	async function withStubApi(answer: StubHandler, test: (api: StubServer) => Promise<void>) {
+	async function withStubApi(
+		answer: StubHandler,
+		test: (api: StubServer, credentials: TestCredentials) => Promise<void>,
+	) {
 		const api = await startStub(answer);
 		stubApis.add(api);
 		try {
-			await test(api);
+			await test(api, credentials({ baseUrl: api.url }));
 			const apiCalls = api.requests.filter((request) => request.url.startsWith('/v1/'));
 			expect(apiCalls.map(authorizationOf)).toEqual(apiCalls.map(() => `Bearer ${apiKey}`));
 		} finally {
@@ -172,6 +211,7 @@ export function useSecretsHarness(suite: string) {
 		foreign: () => foreign!,
 		credentials,
 		runChecked,
+		property,
 		withStubApi,
 		expectNoKeyInLogs,
 	};
