@@ -5,7 +5,7 @@
  * item (success + error = in, paired), send nothing twice except retries, give clear error
  * messages and leak no key. Each run also leaves a row for RELIABILITY.md (see report.ts).
  */
-import { OutputCapture } from './support/capture';
+import { captureOutput } from './support/harness';
 import { sentinelKey } from '../../devkit/reliability/keys';
 import { OPERATIONS } from '../../devkit/reliability/operations';
 import { ResultsCollector } from '../../devkit/reliability/results';
@@ -13,8 +13,8 @@ import { matrix, runScenario } from '../../devkit/reliability/runScenario';
 import { SCENARIOS } from '../../devkit/reliability/scenarios';
 
 const results = new ResultsCollector('fault-matrix');
-const capture = new OutputCapture();
-beforeAll(() => capture.install());
+let capture: ReturnType<typeof captureOutput>;
+beforeAll(() => (capture = captureOutput()));
 afterAll(() => {
 	capture.restore();
 	results.write();

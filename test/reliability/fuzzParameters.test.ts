@@ -74,10 +74,10 @@ function isWholeNumber(value: unknown): boolean {
 	return numeric && Number.isInteger(Number(value)) && Number(value) >= 1;
 }
 
+type Pair = { name: string; value: unknown };
+
 /** What the node must send: each pair as given (name trimmed, last one wins), or refuse. */
-function userQuery(
-	pairs: Array<{ name: string; value: unknown }>,
-): Record<string, string> | 'refused' {
+function userQuery(pairs: Pair[]): Record<string, string> | 'refused' {
 	const query = new Map<string, string>();
 	for (const { name, value } of pairs) {
 		const key = name.trim();
@@ -93,55 +93,47 @@ describe('List Calls with fuzzed limit and query parameters', () => {
 
 	test('each parameter reaches the API as given, a refused one costs no request', async () => {
 		const pairs = fc.array(fc.record({ name: paramName, value: paramValue }), { maxLength: 4 });
-		const listCalls = recorded(
-			async (
-				parameters: Array<{ name: string; value: unknown }>,
-				limit: unknown,
-				returnAll: boolean,
-			) => {
-				// Through expressions, as a workflow maps them (a fixed value starting with "="
-				// would be read by n8n as an expression itself).
-				const mapped = parameters.map((_, index) => ({
-					name: `={{ $json.query[${index}].name }}`,
-					value: `={{ $json.query[${index}].value }}`,
-				}));
-				const { accounting, requests } = await runOnce(
-					'listCalls',
-					[{ limit, query: parameters }],
-					{
-						returnAll,
-						limit: '={{ $json.limit }}',
-						options: { queryParameters: { parameters: mapped } },
-					},
-				);
-				const failed = accounting.error.get(0)?.json.error as string | undefined;
-				const returned = (accounting.success.get(0) ?? []).map((item) => item.json.id);
-				const expected = userQuery(parameters);
-				const badLimit = !returnAll && !isWholeNumber(limit);
-				if (expected === 'refused' || badLimit) {
-					expect(failed).toMatch(/is set by the node for pagination|cannot be sent|Limit must be/);
-					expect(requests).toHaveLength(0);
-					return;
-				}
-				for (const request of requests) {
-					const { limit: sentLimit, ...query } = request.query;
-					delete query.cursor;
-					expect(query).toEqual(expected);
-					const size = Number(sentLimit);
-					expect(Number.isInteger(size) && size >= 1 && size <= 100).toBe(true);
-				}
-				if (failed) {
-					// Only the API can refuse a filter value it does not know.
-					expect(failed).toMatch(/The API rejected the request \(422\)/);
-					return;
-				}
-				expect(new Set(returned).size).toBe(returned.length);
-				const filtered = Object.keys(expected).some((name) => FILTERS.includes(name));
-				const wanted = returnAll ? CALLS : Math.min(CALLS, Number(limit));
-				if (!filtered) expect(returned).toHaveLength(wanted);
-				else expect(returned.length).toBeLessThanOrEqual(wanted);
-			},
-		);
+		const listCalls = recorded(async (parameters: Pair[], limit: unknown, returnAll: boolean) => {
+			// Through expressions, as a workflow maps them (a fixed value starting with "="
+			// would be read by n8n as an expression itself).
+			const mapped = parameters.map((_, index) => ({
+				name: `={{ $json.query[${index}].name }}`,
+				value: `={{ $json.query[${index}].value }}`,
+			}));
+			const options = { queryParameters: { parameters: mapped } };
+			const item = { limit, query: parameters };
+			const { accounting, requests } = await runOnce('listCalls', [item], {
+				returnAll,
+				limit: '={{ $json.limit }}',
+				options,
+			});
+			const failed = accounting.error.get(0)?.json.error as string | undefined;
+			const returned = (accounting.success.get(0) ?? []).map((item) => item.json.id);
+			const expected = userQuery(parameters);
+			const badLimit = !returnAll && !isWholeNumber(limit);
+			if (expected === 'refused' || badLimit) {
+				expect(failed).toMatch(/is set by the node for pagination|cannot be sent|Limit must be/);
+				expect(requests).toHaveLength(0);
+				return;
+			}
+			for (const request of requests) {
+				const { limit: sentLimit, ...query } = request.query;
+				delete query.cursor;
+				expect(query).toEqual(expected);
+				const size = Number(sentLimit);
+				expect(Number.isInteger(size) && size >= 1 && size <= 100).toBe(true);
+			}
+			if (failed) {
+				// Only the API can refuse a filter value it does not know.
+				expect(failed).toMatch(/The API rejected the request \(422\)/);
+				return;
+			}
+			expect(new Set(returned).size).toBe(returned.length);
+			const filtered = Object.keys(expected).some((name) => FILTERS.includes(name));
+			const wanted = returnAll ? CALLS : Math.min(CALLS, Number(limit));
+			if (!filtered) expect(returned).toHaveLength(wanted);
+			else expect(returned.length).toBeLessThanOrEqual(wanted);
+		});
 		await fc.assert(fc.asyncProperty(pairs, limitValue, fc.boolean(), listCalls), {
 			numRuns: 150,
 		});

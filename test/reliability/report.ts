@@ -58,30 +58,20 @@ function passed(row: ResultRow): boolean {
 }
 
 const cell = (text: string | number) => String(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');
-const COUNTS = [
-	'itemsIn',
-	'success',
-	'error',
-	'requestsSent',
-	'retries',
-	'lost',
-	'leaked',
-] as const;
+const tableRow = (cells: Array<string | number>) => `| ${cells.map(cell).join(' | ')} |`;
+const titleOf = (file: ResultsFile) => SUITE_TITLES[file.suite] ?? file.suite;
+const sum = (rows: ResultRow[], count: 'itemsIn' | 'lost' | 'leaked') =>
+	rows.reduce((total, row) => total + row[count], 0);
 
 function table(file: ResultsFile): string[] {
 	return [
 		'| where | operation | scenario | items in | success | error | requests sent | retries | lost | leaked | check |',
 		'| --- | --- | --- | --: | --: | --: | --: | --: | --: | --: | --- |',
 		...file.rows.map((row) => {
-			const counts = COUNTS.map((name) => row[name]);
-			const cells = [
-				file.where,
-				row.operation,
-				row.scenario,
-				...counts,
-				passed(row) ? 'ok' : '**FAIL**',
-			];
-			return `| ${cells.map(cell).join(' | ')} |`;
+			const { itemsIn, success, error, requestsSent, retries, lost, leaked } = row;
+			const counts = [itemsIn, success, error, requestsSent, retries, lost, leaked];
+			const check = passed(row) ? 'ok' : '**FAIL**';
+			return tableRow([file.where, row.operation, row.scenario, ...counts, check]);
 		}),
 	];
 }
@@ -117,27 +107,19 @@ export function render(files: ResultsFile[], now = new Date()): string {
 		lines.push('No results found: run `npx jest test/reliability` first.', '');
 		return `${lines.join('\n')}\n`;
 	}
+	const totals = `${sum(rows, 'itemsIn')} input items, ${sum(rows, 'lost')} lost, ${sum(rows, 'leaked')} leaked`;
 	lines.push(
-		`${rows.length} scenarios, ${rows.reduce((sum, row) => sum + row.itemsIn, 0)} input items, ` +
-			`${rows.reduce((sum, row) => sum + row.lost, 0)} lost, ${rows.reduce((sum, row) => sum + row.leaked, 0)} leaked, ` +
-			`${failing.length} failing.`,
+		`${rows.length} scenarios, ${totals}, ${failing.length} failing.`,
 		'',
 		'| suite | where | run at | duration | scenarios |',
 		'| --- | --- | --- | --: | --: |',
-		...files.map(
-			(file) =>
-				`| ${SUITE_TITLES[file.suite] ?? file.suite} | ${file.where} | ${file.generatedAt} | ${(file.durationMs / 1000).toFixed(1)} s | ${file.rows.length} |`,
-		),
+		...files.map((file) => {
+			const duration = `${(file.durationMs / 1000).toFixed(1)} s`;
+			return tableRow([titleOf(file), file.where, file.generatedAt, duration, file.rows.length]);
+		}),
 		'',
+		...files.flatMap((file) => [`## ${titleOf(file)} (${file.where})`, '', ...table(file), '']),
 	);
-	for (const file of files) {
-		lines.push(
-			`## ${SUITE_TITLES[file.suite] ?? file.suite} (${file.where})`,
-			'',
-			...table(file),
-			'',
-		);
-	}
 	if (failing.length > 0) {
 		lines.push('## Problems', '');
 		for (const { file, row } of failing) {

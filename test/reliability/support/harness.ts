@@ -1,8 +1,8 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 import type { IncomingMessage, ServerResponse } from 'http';
 import { createServer } from 'http';
 import type { AddressInfo } from 'net';
-import { inspect } from 'util';
+import { format, inspect } from 'util';
 
 import type { IDataObject } from 'n8n-workflow';
 
@@ -15,7 +15,35 @@ import { account, placesContaining } from '../../../devkit/reliability/audit';
 import { keyWithAllScopes, sentinelKey } from '../../../devkit/reliability/keys';
 import type { ResultRow } from '../../../devkit/reliability/results';
 import { ResultsCollector, emptyRow } from '../../../devkit/reliability/results';
-import { OutputCapture } from './capture';
+
+/**
+ * Records everything written to the console, stdout and stderr until restored (n8n's
+ * logger writes through the console), instead of printing it. Used to check that no log line
+ * carries the API key; the logs of the faults these suites provoke are expected, so a passing
+ * run prints only jest's output. Jest reports its results after the file, once restored.
+ */
+export function captureOutput() {
+	const chunks: string[] = [];
+	const record = (...args: unknown[]) => void chunks.push(format(...args));
+	const write = (chunk: unknown, ...rest: unknown[]) => {
+		chunks.push(String(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array)));
+		// Honour a write callback, as the stream would.
+		(rest.find((arg) => typeof arg === 'function') as (() => void) | undefined)?.();
+		return true;
+	};
+	const spies = [
+		...(['log', 'info', 'warn', 'error', 'debug', 'trace'] as const).map((method) =>
+			jest.spyOn(console, method).mockImplementation(record),
+		),
+		...[process.stdout, process.stderr].map((stream) =>
+			jest.spyOn(stream, 'write').mockImplementation(write),
+		),
+	];
+	return {
+		text: () => chunks.join('\n'),
+		restore: () => spies.forEach((spy) => spy.mockRestore()),
+	};
+}
 
 export type Template = Parameters<typeof workflowFrom>[0];
 export interface StubRequest {
@@ -71,7 +99,7 @@ async function startStub(handler: StubHandler) {
 export function useHarness(suite: string, emulatorOptions: EmulatorOptions = {}) {
 	const apiKey = sentinelKey(suite);
 	const results = new ResultsCollector(suite);
-	const capture = new OutputCapture();
+	let capture: ReturnType<typeof captureOutput> | undefined;
 	let emulator: Emulator | undefined;
 	/** Another origin: a next-page or redirect target that must never see the key. */
 	let foreign: StubServer | undefined;
@@ -83,7 +111,7 @@ export function useHarness(suite: string, emulatorOptions: EmulatorOptions = {})
 		[foreign!, ...stubApis].reduce((sum, stub) => sum + stub.requests.length, 0);
 
 	beforeAll(async () => {
-		capture.install();
+		capture = captureOutput();
 		const keys = keyWithAllScopes(apiKey);
 		emulator = await startEmulator({ rateLimit: false, keys, ...emulatorOptions });
 		foreign = await startStub((_request, res) =>
@@ -95,7 +123,7 @@ export function useHarness(suite: string, emulatorOptions: EmulatorOptions = {})
 		foreign!.requests.length = 0;
 	});
 	afterAll(async () => {
-		capture.restore();
+		capture?.restore();
 		await Promise.all([emulator?.stop(), foreign?.stop()]);
 		results.write();
 	});
@@ -201,8 +229,8 @@ export function useHarness(suite: string, emulatorOptions: EmulatorOptions = {})
 	/** The last test of a suite: nothing the node logged during the file carries `keys`. */
 	function expectNoKeyInLogs(keys: string[]): void {
 		console.info('capture self-check');
-		expect(capture.text()).toContain('capture self-check');
-		for (const key of keys) expect(capture.text()).not.toContain(key);
+		expect(capture!.text()).toContain('capture self-check');
+		for (const key of keys) expect(capture!.text()).not.toContain(key);
 	}
 
 	return {
