@@ -116,18 +116,17 @@ export function placesContaining(secret: string, places: Record<string, string>)
 
 /** A request body that is not a `LeadImport` as the spec defines it, or undefined. */
 export function leadImportProblem(body: string): string | undefined {
-	let parsed: unknown;
+	let fields: unknown;
 	try {
-		parsed = JSON.parse(body);
+		fields = JSON.parse(body);
 	} catch {
 		return `not JSON: ${body.slice(0, 80)}`;
 	}
-	if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+	if (typeof fields !== 'object' || fields === null || Array.isArray(fields))
 		return 'not an object';
-	const fields = parsed as Record<string, unknown>;
-	if (typeof fields.phone_e164 !== 'string') return 'phone_e164 is not a string';
-	for (const [name, value] of Object.entries(fields)) {
-		if (name === 'phone_e164') continue;
+	const { phone_e164: phone, ...rest } = fields as Record<string, unknown>;
+	if (typeof phone !== 'string') return 'phone_e164 is not a string';
+	for (const [name, value] of Object.entries(rest)) {
 		if (!['name', 'campaign_id', 'contact_type', 'legal_basis'].includes(name)) {
 			return `unknown field ${name}`;
 		}

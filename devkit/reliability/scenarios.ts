@@ -46,6 +46,7 @@ function status(code: number | 'success', count: number, extra: Partial<StatusFa
 const onApi =
 	(fault: ApiFault) =>
 	({ path }: FaultTarget): Fault[] => [{ ...fault, path, origin: 'api' }];
+const onFiles = (fault: ApiFault | StatusFault) => (): Fault[] => [{ ...fault, origin: 'files' }];
 
 type More = Partial<Pick<Scenario, 'options' | 'only'>>;
 
@@ -168,17 +169,9 @@ export const SCENARIOS: Scenario[] = [
 		/download was cut off .*\(2 attempts\)/,
 		{ ...recording, options: { maxRetries: 1 } },
 	),
-	ok(
-		'file host 503 x3',
-		() => [{ kind: 'status', status: 503, count: 3, origin: 'files' }],
-		recording,
-	),
-	ok(
-		'file host reset x2',
-		() => [{ kind: 'reset', when: 'before-body', count: 2, origin: 'files' }],
-		recording,
-	),
-	ok('file host hangs x1 (Timeout 1 s)', () => [{ kind: 'hang', count: 1, origin: 'files' }], {
+	ok('file host 503 x3', onFiles({ kind: 'status', status: 503, count: 3 }), recording),
+	ok('file host reset x2', onFiles({ kind: 'reset', when: 'before-body', count: 2 }), recording),
+	ok('file host hangs x1 (Timeout 1 s)', onFiles({ kind: 'hang', count: 1 }), {
 		...recording,
 		options: { timeout: 1 },
 	}),

@@ -25,8 +25,7 @@ const SUITE_TITLES: Record<string, string> = {
 	'fault-matrix-real-n8n': 'Fault matrix',
 	'fuzz-import-lead': 'Fuzzed input: Import Lead',
 	'fuzz-parameters': 'Fuzzed input: List Calls and Get Recording',
-	secrets: 'Secrets: the key in outputs and logs, refused settings',
-	origins: 'Trust: the key goes to the API origin only',
+	secrets: 'Secrets: the key in outputs and logs, sent to the API origin only, refused settings',
 };
 
 function readResults(folders: string[]): ResultsFile[] {
