@@ -13,8 +13,10 @@ import { sentinelKey } from '../../devkit/reliability/keys';
 import type { Template } from './support/harness';
 import { authorizationOf, reply, useHarness } from './support/harness';
 
-const { apiKey, emulator, foreign, credentials, runChecked, withStubApi, expectNoKeyInLogs } =
-	useHarness('secrets', { seedCalls: 10, recordingBytes: 4096 });
+const { apiKey, emulator, credentials, runChecked, withStubApi, expectNoKeyInLogs } = useHarness(
+	'secrets',
+	{ seedCalls: 10, recordingBytes: 4096 },
+);
 const bearerPasted = `Bearer ${sentinelKey('pasted with Bearer')}`;
 
 describe('The sentinel key appears in no output or error, whatever the outcome', () => {
@@ -119,11 +121,12 @@ describe('Refused before any request', () => {
 });
 
 describe('Next pages on another origin', () => {
+	// The emulator's file host is the other origin that must never see the key.
 	const foreignNext = () => {
-		const { baseUrl } = emulator();
+		const { baseUrl, fileBaseUrl } = emulator();
 		return [
-			`${foreign().url}/v1/calls?cursor=abc`,
-			`//${new URL(foreign().url).host}/v1/calls?cursor=abc`,
+			`${fileBaseUrl}/v1/calls?cursor=abc`,
+			`//${new URL(fileBaseUrl).host}/v1/calls?cursor=abc`,
 			`${baseUrl.replace('http:', 'https:')}/v1/calls?cursor=abc`,
 			`${baseUrl.replace('127.0.0.1', 'localhost')}/v1/calls?cursor=abc`,
 		];
@@ -148,12 +151,12 @@ describe('Next pages on another origin', () => {
 				/^Refused to follow a link to .*: the API key is only sent to/,
 			);
 			expect(emulator().requests).toHaveLength(1);
-			expect(foreign().requests).toHaveLength(0);
+			expect(emulator().fileRequests).toHaveLength(0);
 		},
 	);
 
 	test('a Link header pointing to another origin is refused', async () => {
-		const link = `<${foreign().url}/v1/calls?page=2>; rel="next"`;
+		const link = `<${emulator().fileBaseUrl}/v1/calls?page=2>; rel="next"`;
 		await withStubApi(
 			(_request, res) =>
 				reply(res, 200, { 'Content-Type': 'application/json', Link: link }, '[{"id": "call_a"}]'),
@@ -165,7 +168,7 @@ describe('Next pages on another origin', () => {
 					credentials,
 				);
 				expect(result.errors[0]?.error).toMatch(/^Refused to follow a link to/);
-				expect(foreign().requests).toHaveLength(0);
+				expect(emulator().fileRequests).toHaveLength(0);
 			},
 		);
 	});

@@ -64,8 +64,8 @@ export function reply(res: ServerResponse, status: number, headers: object, body
 }
 
 /**
- * A small HTTP server on 127.0.0.1 that records every request it gets: stands in for a
- * foreign origin (to see what reaches it) or for an API that redirects elsewhere.
+ * A small HTTP server on 127.0.0.1 that records every request it gets: stands in for an API
+ * that answers as a test needs (a Link header, a redirect elsewhere).
  */
 async function startStub(handler: StubHandler) {
 	const requests: StubRequest[] = [];
@@ -92,39 +92,31 @@ async function startStub(handler: StubHandler) {
 }
 
 /**
- * Shared set-up of the reliability suites but the fault matrix: one emulator (a sentinel key
- * with all scopes) and one foreign origin per file, reset before each test; output captured for
- * the whole file; RELIABILITY.md rows.
+ * Shared set-up of the reliability suites but the fault matrix: one emulator per file (a
+ * sentinel key with all scopes), reset before each test, whose file host is the other origin
+ * that must never see the key; output captured for the whole file; RELIABILITY.md rows.
  */
 export function useHarness(suite: string, emulatorOptions: EmulatorOptions = {}) {
 	const apiKey = sentinelKey(suite);
 	const results = new ResultsCollector(suite);
 	let capture: ReturnType<typeof captureOutput> | undefined;
 	let emulator: Emulator | undefined;
-	/** Another origin: a next-page or redirect target that must never see the key. */
-	let foreign: StubServer | undefined;
 	const stubApis = new Set<StubServer>();
 	let order = 0;
 	const requestsSoFar = () =>
 		emulator!.requests.length +
 		emulator!.fileRequests.length +
-		[foreign!, ...stubApis].reduce((sum, stub) => sum + stub.requests.length, 0);
+		[...stubApis].reduce((sum, stub) => sum + stub.requests.length, 0);
 
 	beforeAll(async () => {
 		capture = captureOutput();
 		const keys = keyWithAllScopes(apiKey);
 		emulator = await startEmulator({ rateLimit: false, keys, ...emulatorOptions });
-		foreign = await startStub((_request, res) =>
-			reply(res, 200, { 'Content-Type': 'audio/mpeg' }, 'ID3 not really audio'),
-		);
 	});
-	beforeEach(() => {
-		emulator!.reset();
-		foreign!.requests.length = 0;
-	});
+	beforeEach(() => emulator!.reset());
 	afterAll(async () => {
 		capture?.restore();
-		await Promise.all([emulator?.stop(), foreign?.stop()]);
+		await emulator?.stop();
 		results.write();
 	});
 
@@ -159,7 +151,7 @@ export function useHarness(suite: string, emulatorOptions: EmulatorOptions = {})
 		const leakedTo = placesContaining(secret, {
 			'execution data': JSON.stringify(result.run),
 			'errors with their causes and stacks': inspect(result.run, { depth: null }),
-			'requests to another origin': JSON.stringify(foreign!.requests),
+			'requests to another origin': JSON.stringify(emulator!.fileRequests),
 		});
 		const itemsIn = setup.items?.length ?? 1;
 		const output = result.output(nodeName(workflow));
@@ -236,7 +228,6 @@ export function useHarness(suite: string, emulatorOptions: EmulatorOptions = {})
 	return {
 		apiKey,
 		emulator: () => emulator!,
-		foreign: () => foreign!,
 		credentials,
 		runChecked,
 		property,
