@@ -13,8 +13,6 @@ export type OperationName = 'Import Lead' | 'List Calls' | 'Get Recording';
 /** One operation of the fault matrix: its workflow and input items, and what it must show. */
 export interface Operation {
 	name: OperationName;
-	/** Names the operation's rows: its name, unless two operations share it. */
-	label: string;
 	/** The API path that scenario faults aim at. */
 	faultPath: PathMatcher;
 	/** The status of the operation's API answer when it succeeds. */
@@ -35,7 +33,6 @@ export interface Operation {
 /** Import Lead over a batch of 8 leads. */
 export const importLead: Operation = {
 	name: 'Import Lead',
-	label: 'Import Lead',
 	faultPath: '/v1/leads',
 	successStatus: 201,
 	emulatorOptions: {},
@@ -87,92 +84,67 @@ export const importLead: Operation = {
 	},
 };
 
-/**
- * List Calls for input items that each filter the list by their own tag. An item without an
- * error must return `expected(item, every call id)`: each call once, in list order.
- */
-function listCallsOperation(
-	label: string,
-	seedCalls: number,
-	items: Array<{ tag: string; limit?: number }>,
-	parameters: IDataObject,
-	expected: (limit: number | undefined, everyCall: string[]) => string[],
-): Operation {
-	return {
-		name: 'List Calls',
-		label,
-		faultPath: '/v1/calls',
-		successStatus: 200,
-		emulatorOptions: { seedCalls },
-		template: 'listCalls',
-		items: () => items,
-		parameters: {
-			...parameters,
-			options: { queryParameters: { parameters: [{ name: 'tag', value: '={{ $json.tag }}' }] } },
-		},
-		async check(emulator, _, accounting) {
-			const api = emulator.requests;
-			const everyCall = emulator.calls.map((call) => call.id);
-			const problems: string[] = [];
-			let lost = 0;
-			for (const request of api) {
-				const limit = Number(request.query.limit);
-				if (request.path !== '/v1/calls') problems.push(`unexpected request to ${request.path}`);
-				if (!items.some((item) => item.tag === request.query.tag))
-					problems.push('a page lost its filter');
-				if (!(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
-					problems.push(`page size ${request.query.limit} sent`);
-				}
-			}
-			for (const duplicate of sentAfterFinalAnswer(api)) {
-				problems.push(`page ${JSON.stringify(duplicate.query)} fetched again after a 200`);
-			}
-			items.forEach((item, index) => {
-				if (accounting.error.has(index)) return;
-				const ids = (accounting.success.get(index) ?? []).map((call) => call.json.id);
-				const wanted = expected(item.limit, everyCall);
-				if (JSON.stringify(ids) !== JSON.stringify(wanted)) {
-					lost++;
-					problems.push(`item ${index} returned ${ids.length} calls, expected ${wanted.length}`);
-				}
-			});
-			return { lost, problems, retries: countRepeats(api) };
-		},
-	};
-}
-
-/** List Calls for 3 input items, each needing 2 pages, each with its own filter value. */
-export const listCalls = listCallsOperation(
-	'List Calls',
-	150,
-	[
-		{ tag: 'a', limit: 150 },
-		{ tag: 'b', limit: 120 },
-		{ tag: 'c', limit: 101 },
-	],
-	{ returnAll: false, limit: '={{ $json.limit }}' },
-	(limit, everyCall) => everyCall.slice(0, limit),
-);
+/** List Calls input items: each filters the list by its own tag; one without a Limit returns all. */
+const listItems: Array<{ tag: string; limit?: number }> = [
+	{ tag: 'a', limit: 150 },
+	{ tag: 'b', limit: 120 },
+	{ tag: 'c', limit: 101 },
+	{ tag: 'd' },
+];
 
 /**
- * List Calls with Return All for 2 items over 250 calls: 3 pages each (the API's largest page
- * is 100). Return All stops only when the API says there is no next page, so a fault on any
- * page must neither end the list early nor repeat it.
+ * List Calls over 250 calls for 4 input items: Limits of 150, 120 and 101 (2 pages each: the
+ * API's largest page is 100), and Return All (3 pages). A Limit stops at a count, Return All only when
+ * the API says there is no next page: a fault on any page must neither end a list early nor
+ * repeat it. Each item must return its calls once, in list order.
  */
-export const listAllCalls = listCallsOperation(
-	'List Calls (Return All)',
-	250,
-	[{ tag: 'a' }, { tag: 'b' }],
-	{ returnAll: true },
-	(_, everyCall) => everyCall,
-);
+export const listCalls: Operation = {
+	name: 'List Calls',
+	faultPath: '/v1/calls',
+	successStatus: 200,
+	emulatorOptions: { seedCalls: 250 },
+	template: 'listCalls',
+	items: () => listItems,
+	parameters: {
+		returnAll: '={{ $json.limit === undefined }}',
+		limit: '={{ $json.limit }}',
+		options: { queryParameters: { parameters: [{ name: 'tag', value: '={{ $json.tag }}' }] } },
+	},
+	async check(emulator, _, accounting) {
+		const api = emulator.requests;
+		const everyCall = emulator.calls.map((call) => call.id);
+		const problems: string[] = [];
+		let lost = 0;
+		for (const request of api) {
+			const limit = Number(request.query.limit);
+			if (request.path !== '/v1/calls') problems.push(`unexpected request to ${request.path}`);
+			if (!listItems.some((item) => item.tag === request.query.tag))
+				problems.push('a page lost its filter');
+			if (!(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
+				problems.push(`page size ${request.query.limit} sent`);
+			}
+		}
+		for (const duplicate of sentAfterFinalAnswer(api)) {
+			problems.push(`page ${JSON.stringify(duplicate.query)} fetched again after a 200`);
+		}
+		listItems.forEach((item, index) => {
+			if (accounting.error.has(index)) return;
+			const ids = (accounting.success.get(index) ?? []).map((call) => call.json.id);
+			const wanted = everyCall.slice(0, item.limit);
+			if (JSON.stringify(ids) !== JSON.stringify(wanted)) {
+				lost++;
+				problems.push(`item ${index} returned ${ids.length} calls, expected ${wanted.length}`);
+			}
+		});
+		return { lost, problems, retries: countRepeats(api) };
+	},
+};
 
 const RECORDING_BYTES = 20_000;
 
 /** Get Recording with Download for 4 calls: one API request and one file download each. */
 export const getRecording: Operation = {
 	name: 'Get Recording',
-	label: 'Get Recording',
 	faultPath: /^\/v1\/calls\/[^/]+\/recording$/,
 	successStatus: 200,
 	emulatorOptions: { seedCalls: 12, recordingBytes: RECORDING_BYTES },
@@ -210,5 +182,4 @@ export const getRecording: Operation = {
 	},
 };
 
-/** The engine matrix runs every operation; the real-n8n one picks among them. */
-export const OPERATIONS: Operation[] = [importLead, listCalls, listAllCalls, getRecording];
+export const OPERATIONS: Operation[] = [importLead, listCalls, getRecording];

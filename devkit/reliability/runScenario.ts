@@ -26,7 +26,7 @@ export function matrix(operations: Operation[], scenarios: Scenario[]) {
 		.map((testCase, order) => ({
 			...testCase,
 			order,
-			title: `${testCase.operation.label}: ${testCase.scenario.name}`,
+			title: `${testCase.operation.name}: ${testCase.scenario.name}`,
 		}));
 }
 
@@ -80,7 +80,7 @@ export async function runScenario(
 		const keyToFileHost = emulator.fileRequests.filter((request) => request.headers.authorization);
 		const row: ResultRow = {
 			scenario: scenario.name,
-			operation: operation.label,
+			operation: operation.name,
 			itemsIn: items.length,
 			success: accounting.success.size,
 			error: accounting.error.size,

@@ -43,7 +43,7 @@ const cases = matrix(
 	...testCase,
 	// A key per run: a leak names its run, and n8n's process-wide rate budget keeps runs apart.
 	apiKey: sentinelKey(
-		`real n8n fault matrix: ${testCase.operation.label} / ${testCase.scenario.name}`,
+		`real n8n fault matrix: ${testCase.operation.name} / ${testCase.scenario.name}`,
 	),
 }));
 
@@ -105,7 +105,7 @@ describe('Fault matrix in a real n8n', () => {
 			(error: Error) => {
 				// A run that broke off still gets its row, so RELIABILITY.md shows it failing.
 				const failed = {
-					...emptyRow(scenario.name, operation.label),
+					...emptyRow(scenario.name, operation.name),
 					problems: [`the run failed: ${error.message}`],
 				};
 				results.add(order, failed);

@@ -1,6 +1,6 @@
 /**
  * The fault matrix: every fault of the emulator against Import Lead (8 leads), List Calls
- * (3 items of 2 pages; 2 items of 3 pages with Return All) and Get Recording with Download
+ * (4 items: three Limits of 2 pages, Return All over 3 pages) and Get Recording with Download
  * (4 calls), run through n8n-core's real WorkflowExecute. Each run must account for every input
  * item (success + error = in, paired), send nothing twice except retries, give clear error
  * messages and leak no key. Each run also leaves a row for RELIABILITY.md (see report.ts).
@@ -24,7 +24,7 @@ describe('Fault matrix through the execution engine', () => {
 	test.concurrent.each(matrix(OPERATIONS, SCENARIOS))(
 		'$title',
 		async ({ operation, scenario, order }) => {
-			const apiKey = sentinelKey(`fault matrix: ${operation.label} / ${scenario.name}`);
+			const apiKey = sentinelKey(`fault matrix: ${operation.name} / ${scenario.name}`);
 			const row = await runScenario(operation, scenario, apiKey, (done) => ({
 				'execution data': JSON.stringify(done.run),
 				'console and standard streams': capture.text(),
