@@ -44,28 +44,21 @@ export function emptyRow(scenario: string, operation: string): ResultRow {
  * Collects the rows of one suite, in the order the suite declares its scenarios (tests may
  * finish in any order when they run concurrently), and writes them in `afterAll`.
  */
-export class ResultsCollector {
-	private readonly rows = new Map<number, ResultRow>();
-	private readonly startedAt = Date.now();
-
-	constructor(
-		private readonly suite: string,
-		private readonly where: ResultsFile['where'] = 'engine',
-	) {}
-
-	add(order: number, row: ResultRow): void {
-		this.rows.set(order, row);
-	}
-
-	write(): void {
-		mkdirSync(RESULTS_DIR, { recursive: true });
-		const file: ResultsFile = {
-			suite: this.suite,
-			where: this.where,
-			generatedAt: new Date().toISOString(),
-			durationMs: Date.now() - this.startedAt,
-			rows: [...this.rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row),
-		};
-		writeFileSync(join(RESULTS_DIR, `${this.suite}.json`), `${JSON.stringify(file, null, '\t')}\n`);
-	}
+export function collectResults(suite: string, where: ResultsFile['where'] = 'engine') {
+	const rows = new Map<number, ResultRow>();
+	const startedAt = Date.now();
+	return {
+		add: (order: number, row: ResultRow) => void rows.set(order, row),
+		write() {
+			mkdirSync(RESULTS_DIR, { recursive: true });
+			const file: ResultsFile = {
+				suite,
+				where,
+				generatedAt: new Date().toISOString(),
+				durationMs: Date.now() - startedAt,
+				rows: [...rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row),
+			};
+			writeFileSync(join(RESULTS_DIR, `${suite}.json`), `${JSON.stringify(file, null, '\t')}\n`);
+		},
+	};
 }

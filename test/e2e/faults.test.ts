@@ -17,7 +17,7 @@ import { readDatabaseText, storedOutput, type StoredExecution } from '../../devk
 import { placesContaining } from '../../devkit/reliability/audit';
 import { sentinelKey } from '../../devkit/reliability/keys';
 import { getRecording, importLead, listCalls } from '../../devkit/reliability/operations';
-import { ResultsCollector, emptyRow } from '../../devkit/reliability/results';
+import { collectResults, emptyRow } from '../../devkit/reliability/results';
 import { matrix, runScenario, type WorkflowRunner } from '../../devkit/reliability/runScenario';
 import { SCENARIOS } from '../../devkit/reliability/scenarios';
 import { nodeWorkflow } from '../../devkit/workflows';
@@ -47,7 +47,7 @@ const cases = matrix(
 	),
 }));
 
-const results = new ResultsCollector('fault-matrix-real-n8n', 'real n8n');
+const results = collectResults('fault-matrix-real-n8n', 'real n8n');
 let session: Session;
 let runs = 0;
 

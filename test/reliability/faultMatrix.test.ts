@@ -8,11 +8,11 @@
 import { captureOutput } from './support/harness';
 import { sentinelKey } from '../../devkit/reliability/keys';
 import { OPERATIONS } from '../../devkit/reliability/operations';
-import { ResultsCollector } from '../../devkit/reliability/results';
+import { collectResults } from '../../devkit/reliability/results';
 import { matrix, runScenario } from '../../devkit/reliability/runScenario';
 import { SCENARIOS } from '../../devkit/reliability/scenarios';
 
-const results = new ResultsCollector('fault-matrix');
+const results = collectResults('fault-matrix');
 let capture: ReturnType<typeof captureOutput>;
 beforeAll(() => (capture = captureOutput()));
 afterAll(() => {

@@ -14,7 +14,7 @@ import type { TestCredentials } from '../../../devkit/engine/harness';
 import { account, placesContaining } from '../../../devkit/reliability/audit';
 import { keyWithAllScopes, sentinelKey } from '../../../devkit/reliability/keys';
 import type { ResultRow } from '../../../devkit/reliability/results';
-import { ResultsCollector, emptyRow } from '../../../devkit/reliability/results';
+import { collectResults, emptyRow } from '../../../devkit/reliability/results';
 
 /**
  * Records everything written to the console, stdout and stderr until restored (n8n's
@@ -98,7 +98,7 @@ async function startStub(handler: StubHandler) {
  */
 export function useHarness(suite: string, emulatorOptions: EmulatorOptions = {}) {
 	const apiKey = sentinelKey(suite);
-	const results = new ResultsCollector(suite);
+	const results = collectResults(suite);
 	let capture: ReturnType<typeof captureOutput> | undefined;
 	let emulator: Emulator | undefined;
 	const stubApis = new Set<StubServer>();
