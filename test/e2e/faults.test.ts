@@ -101,21 +101,16 @@ describe('Fault matrix in a real n8n', () => {
 				'n8n server log': session.serverLog(),
 			};
 		};
+		// A run that broke off still gets its row, so RELIABILITY.md shows it failing.
 		const row = await runScenario(operation, scenario, apiKey, placesToSearch, inRealN8n).catch(
-			(error: Error) => {
-				// A run that broke off still gets its row, so RELIABILITY.md shows it failing.
-				const failed = {
-					...emptyRow(scenario.name, operation.name),
-					problems: [`the run failed: ${error.message}`],
-				};
-				results.add(order, failed);
-				throw error;
-			},
+			(error: Error) => ({
+				...emptyRow(scenario.name, operation.name),
+				problems: [`the run failed: ${error.message}`],
+			}),
 		);
 		results.add(order, row);
 		expect(row.problems).toEqual([]);
 		expect(row.lost).toBe(0);
-		expect(row.success + row.error).toBe(row.itemsIn);
 	});
 
 	// Runs last: every sentinel key has been used by now, in runs that succeeded and failed.

@@ -88,12 +88,12 @@ function userQuery(pairs: Pair[]): Record<string, string> | 'refused' {
 	return Object.fromEntries(query);
 }
 
-describe('List Calls with fuzzed limit and query parameters', () => {
-	const { runOnce, recorded } = property('fuzz: limit and query parameters', 'List Calls');
+const listing = property('fuzz: limit and query parameters', 'List Calls');
 
-	test('each parameter reaches the API as given, a refused one costs no request', async () => {
-		const pairs = fc.array(fc.record({ name: paramName, value: paramValue }), { maxLength: 4 });
-		const listCalls = recorded(async (parameters: Pair[], limit: unknown, returnAll: boolean) => {
+test('List Calls: each query parameter reaches the API as given, a refused one costs no request', async () => {
+	const pairs = fc.array(fc.record({ name: paramName, value: paramValue }), { maxLength: 4 });
+	const listCalls = listing.recorded(
+		async (parameters: Pair[], limit: unknown, returnAll: boolean) => {
 			// Through expressions, as a workflow maps them (a fixed value starting with "="
 			// would be read by n8n as an expression itself).
 			const mapped = parameters.map((_, index) => ({
@@ -102,7 +102,7 @@ describe('List Calls with fuzzed limit and query parameters', () => {
 			}));
 			const options = { queryParameters: { parameters: mapped } };
 			const item = { limit, query: parameters };
-			const { accounting, requests } = await runOnce('listCalls', [item], {
+			const { accounting, requests } = await listing.runOnce('listCalls', [item], {
 				returnAll,
 				limit: '={{ $json.limit }}',
 				options,
@@ -133,63 +133,61 @@ describe('List Calls with fuzzed limit and query parameters', () => {
 			const wanted = returnAll ? CALLS : Math.min(CALLS, Number(limit));
 			if (!filtered) expect(returned).toHaveLength(wanted);
 			else expect(returned.length).toBeLessThanOrEqual(wanted);
-		});
-		await fc.assert(fc.asyncProperty(pairs, limitValue, fc.boolean(), listCalls), {
-			numRuns: 150,
-		});
+		},
+	);
+	await fc.assert(fc.asyncProperty(pairs, limitValue, fc.boolean(), listCalls), {
+		numRuns: 150,
 	});
 });
 
-describe('Get Recording with fuzzed call IDs', () => {
-	const { runOnce, recorded } = property(
-		'fuzz: call IDs (slashes, dots, unicode, spaces, wrong types)',
-		'Get Recording',
-	);
+const recordings = property(
+	'fuzz: call IDs (slashes, dots, unicode, spaces, wrong types)',
+	'Get Recording',
+);
 
-	test('the call ID is one URL-encoded path segment, or refused before any request', async () => {
-		const callId = fc.oneof(
-			fc.constantFrom('call_000003', ' call_000004 ', 'call_000003/../call_000004'),
-			oddText,
-			fc.constantFrom(
-				'a/b',
-				'../x',
-				'..',
-				'.',
-				' .. ',
-				'%2e%2e',
-				'%2F',
-				'a b',
-				'ü/ö',
-				'?x=1',
-				'#h',
-				'\\',
-				'\ud800',
-			),
-			fc.integer(),
-			fc.boolean(),
-			fc.constant(null),
-			fc.constant({ id: 'call_000003' }),
-			fc.constant(['call_000003']),
-		);
-		const getRecording = recorded(async (id: unknown, download: boolean) => {
-			const { accounting, requests } = await runOnce('getRecording', [{ id }], {
-				download,
-			});
-			const failed = accounting.error.get(0)?.json.error as string | undefined;
-			expect(requests.length).toBeLessThanOrEqual(1);
-			const text = typeof id === 'string' || typeof id === 'number' ? String(id).trim() : '';
-			if (requests.length === 0) {
-				expect(failed).toMatch(/Call ID/);
-				return;
-			}
-			const segments = requests[0].path.split('/');
-			expect(segments).toHaveLength(5);
-			expect([segments[1], segments[2], segments[4]]).toEqual(['v1', 'calls', 'recording']);
-			expect(decodeURIComponent(segments[3])).toBe(text);
-			const known = emulator().calls.find((call) => call.id === text);
-			if (known?.has_recording) expect(failed).toBeUndefined();
-			else expect(failed).toMatch(/\(404\)/);
+test('Get Recording: the call ID is one URL-encoded path segment, or refused before any request', async () => {
+	const callId = fc.oneof(
+		fc.constantFrom('call_000003', ' call_000004 ', 'call_000003/../call_000004'),
+		oddText,
+		fc.constantFrom(
+			'a/b',
+			'../x',
+			'..',
+			'.',
+			' .. ',
+			'%2e%2e',
+			'%2F',
+			'a b',
+			'ü/ö',
+			'?x=1',
+			'#h',
+			'\\',
+			'\ud800',
+		),
+		fc.integer(),
+		fc.boolean(),
+		fc.constant(null),
+		fc.constant({ id: 'call_000003' }),
+		fc.constant(['call_000003']),
+	);
+	const getRecording = recordings.recorded(async (id: unknown, download: boolean) => {
+		const { accounting, requests } = await recordings.runOnce('getRecording', [{ id }], {
+			download,
 		});
-		await fc.assert(fc.asyncProperty(callId, fc.boolean(), getRecording), { numRuns: 150 });
+		const failed = accounting.error.get(0)?.json.error as string | undefined;
+		expect(requests.length).toBeLessThanOrEqual(1);
+		const text = typeof id === 'string' || typeof id === 'number' ? String(id).trim() : '';
+		if (requests.length === 0) {
+			expect(failed).toMatch(/Call ID/);
+			return;
+		}
+		const segments = requests[0].path.split('/');
+		expect(segments).toHaveLength(5);
+		expect([segments[1], segments[2], segments[4]]).toEqual(['v1', 'calls', 'recording']);
+		expect(decodeURIComponent(segments[3])).toBe(text);
+		const known = emulator().calls.find((call) => call.id === text);
+		if (known?.has_recording) expect(failed).toBeUndefined();
+		else expect(failed).toMatch(/\(404\)/);
 	});
+	await fc.assert(fc.asyncProperty(callId, fc.boolean(), getRecording), { numRuns: 150 });
 });

@@ -4,8 +4,7 @@
  *
  *   npx jest test/reliability && npx ts-node --transpile-only test/reliability/report.ts
  *
- * Every `*.json` file in test/reliability/.results (and in any folder given as an argument) is
- * merged. Each file is a `ResultsFile` (devkit/reliability/results.ts): `{ suite, where, generatedAt,
+ * Every `*.json` file in test/reliability/.results is merged. Each file is a `ResultsFile` (devkit/reliability/results.ts): `{ suite, where, generatedAt,
  * durationMs, rows }`, where `where` is 'engine' (in-process WorkflowExecute) or 'real n8n'
  * (the end-to-end suite writes its own file there with the same row shape).
  */
@@ -28,15 +27,11 @@ const SUITE_TITLES: Record<string, string> = {
 	secrets: 'Secrets: the key in outputs and logs, sent to the API origin only, refused settings',
 };
 
-function readResults(folders: string[]): ResultsFile[] {
-	const files = folders
-		.filter((folder) => existsSync(folder))
-		.flatMap((folder) =>
-			readdirSync(folder)
-				.filter((file) => file.endsWith('.json'))
-				.sort()
-				.map((name) => JSON.parse(readFileSync(join(folder, name), 'utf8')) as ResultsFile),
-		);
+function readResults(): ResultsFile[] {
+	const names = existsSync(RESULTS_DIR) ? readdirSync(RESULTS_DIR).sort() : [];
+	const files = names
+		.filter((name) => name.endsWith('.json'))
+		.map((name) => JSON.parse(readFileSync(join(RESULTS_DIR, name), 'utf8')) as ResultsFile);
 	const order = Object.keys(SUITE_TITLES);
 	const rank = (file: ResultsFile) =>
 		order.includes(file.suite) ? order.indexOf(file.suite) : order.length;
@@ -133,8 +128,7 @@ export function render(files: ResultsFile[], now = new Date()): string {
 }
 
 if (require.main === module) {
-	const folders = [RESULTS_DIR, ...process.argv.slice(2).map((folder) => resolve(folder))];
-	const files = readResults(folders);
+	const files = readResults();
 	writeFileSync(OUTPUT, render(files));
 	const rows = files.flatMap((file) => file.rows);
 	const failing = rows.filter((row) => !passed(row)).length;
