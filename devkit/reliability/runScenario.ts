@@ -65,8 +65,8 @@ export async function runScenario(
 		...operation.emulatorOptions,
 	});
 	try {
-		const { name, faultPath: path, successStatus, template, parameters } = operation;
-		for (const fault of scenario.faults({ path, successStatus })) emulator.inject(fault);
+		const { name, template, parameters } = operation;
+		for (const fault of scenario.faults(operation)) emulator.inject(fault);
 		const items = operation.items(emulator);
 		const options = { ...scenario.options, ...parameters.options };
 		const workflow = workflowFrom(template, { items, parameters: { ...parameters, options } });

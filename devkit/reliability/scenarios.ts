@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { Fault, PathMatcher } from '../emulator';
-import type { OperationName } from './operations';
+import type { Fault } from '../emulator';
+import type { Operation, OperationName } from './operations';
 
 /** What the run must show, besides the invariants every scenario checks. */
 export interface Expectation {
@@ -12,10 +12,7 @@ export interface Expectation {
 }
 
 /** Where a scenario's faults aim: the operation's API path and its success status. */
-export interface FaultTarget {
-	path: PathMatcher;
-	successStatus: number;
-}
+type FaultTarget = Pick<Operation, 'faultPath' | 'successStatus'>;
 
 export interface Scenario {
 	name: string;
@@ -37,7 +34,7 @@ type ApiFault = Extract<Fault, { kind: 'reset' | 'hang' }>;
 
 /** `count` answers with this status ('success': the operation's own 2xx) on the API path. */
 function status(code: number | 'success', count: number, extra: Partial<StatusFault> = {}) {
-	return ({ path, successStatus }: FaultTarget): Fault[] => {
+	return ({ faultPath: path, successStatus }: FaultTarget): Fault[] => {
 		const answer = code === 'success' ? successStatus : code;
 		return [{ kind: 'status', status: answer, count, ...extra, path, origin: 'api' }];
 	};
@@ -45,7 +42,7 @@ function status(code: number | 'success', count: number, extra: Partial<StatusFa
 
 const onApi =
 	(fault: ApiFault) =>
-	({ path }: FaultTarget): Fault[] => [{ ...fault, path, origin: 'api' }];
+	({ faultPath: path }: FaultTarget): Fault[] => [{ ...fault, path, origin: 'api' }];
 const onFiles = (fault: ApiFault | StatusFault) => (): Fault[] => [{ ...fault, origin: 'files' }];
 
 type More = Partial<Pick<Scenario, 'options' | 'only'>>;
