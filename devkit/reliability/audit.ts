@@ -21,11 +21,6 @@ export function unclearMessage(message: unknown): string | undefined {
 	return undefined;
 }
 
-export function pairedIndex(item: INodeExecutionData): number | undefined {
-	const paired = Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem;
-	return typeof paired === 'object' && paired !== null ? paired.item : undefined;
-}
-
 export interface Accounting {
 	/** Input index -> its success items. */
 	success: Map<number, INodeExecutionData[]>;
@@ -37,8 +32,9 @@ export interface Accounting {
 }
 
 /**
- * Checks that every input item ends in exactly one of the two outputs, paired to its index
- * (a List Calls item may have many success items, or none when there are no calls).
+ * Checks that every input item ends in exactly one of the two outputs, paired to its index,
+ * with a clear message when it failed (a List Calls item may have many success items, or none
+ * when there are no calls).
  */
 export function account(
 	itemsIn: number,
@@ -46,23 +42,23 @@ export function account(
 	manyPerItem = false,
 ): Accounting {
 	const result: Accounting = { success: new Map(), error: new Map(), missing: [], problems: [] };
+	const pairedIndex = (item: INodeExecutionData, output: string) => {
+		const paired = Array.isArray(item.pairedItem) ? item.pairedItem[0] : item.pairedItem;
+		const index = typeof paired === 'object' && paired !== null ? paired.item : undefined;
+		if (index !== undefined && index >= 0 && index < itemsIn) return index;
+		result.problems.push(`${output} item paired to ${String(index)}`);
+		return undefined;
+	};
 	for (const item of output.success) {
-		const index = pairedIndex(item);
-		if (index === undefined || index < 0 || index >= itemsIn) {
-			result.problems.push(`success item paired to ${String(index)}`);
-			continue;
-		}
-		result.success.set(index, [...(result.success.get(index) ?? []), item]);
+		const index = pairedIndex(item, 'success');
+		if (index !== undefined)
+			result.success.set(index, [...(result.success.get(index) ?? []), item]);
 	}
 	for (const item of output.error) {
-		const index = pairedIndex(item);
-		if (index === undefined || index < 0 || index >= itemsIn) {
-			result.problems.push(`error item paired to ${String(index)}`);
-		} else if (result.error.has(index)) {
+		const index = pairedIndex(item, 'error');
+		if (index !== undefined && result.error.has(index)) {
 			result.problems.push(`item ${index} has two error items`);
-		} else {
-			result.error.set(index, item);
-		}
+		} else if (index !== undefined) result.error.set(index, item);
 		const unclear = unclearMessage(item.json.error);
 		if (unclear) result.problems.push(`item ${String(index)}: unclear error message (${unclear})`);
 	}
@@ -71,9 +67,9 @@ export function account(
 		if (successes > 0 && result.error.has(index)) {
 			result.problems.push(`item ${index} is in both outputs`);
 		}
-		if (!manyPerItem && successes > 1)
-			result.problems.push(`item ${index} has ${successes} success items`);
-		if (successes === 0 && !result.error.has(index) && !manyPerItem) {
+		if (manyPerItem) continue;
+		if (successes > 1) result.problems.push(`item ${index} has ${successes} success items`);
+		if (successes === 0 && !result.error.has(index)) {
 			result.missing.push(index);
 			result.problems.push(`item ${index} reached neither output`);
 		}
@@ -82,31 +78,22 @@ export function account(
 }
 
 /** Requests that are the same request sent again: same origin, method, path, query and body. */
-export function requestKey(request: RecordedRequest): string {
+function requestKey(request: RecordedRequest): string {
 	const query = Object.entries(request.query).sort(([a], [b]) => a.localeCompare(b));
 	return JSON.stringify([request.origin, request.method, request.path, query, request.body]);
 }
 
 /** A final answer the client must not ask again for: a 2xx that arrived whole. */
 export function isFinalAnswer(request: RecordedRequest): boolean {
+	const { status } = request;
 	return (
-		typeof request.status === 'number' &&
-		request.status >= 200 &&
-		request.status < 300 &&
-		request.fault !== 'truncate'
+		typeof status === 'number' && status >= 200 && status < 300 && request.fault !== 'truncate'
 	);
 }
 
 /** How many requests repeated an earlier identical request (retries, refreshes). */
 export function countRepeats(requests: RecordedRequest[], key = requestKey): number {
-	const seen = new Set<string>();
-	let repeats = 0;
-	for (const request of requests) {
-		const k = key(request);
-		if (seen.has(k)) repeats++;
-		else seen.add(k);
-	}
-	return repeats;
+	return requests.length - new Set(requests.map(key)).size;
 }
 
 /** Requests sent again after a final answer to the same request: duplicates, not retries. */
@@ -115,36 +102,31 @@ export function sentAfterFinalAnswer(
 	key = requestKey,
 ): RecordedRequest[] {
 	const answered = new Set<string>();
-	const duplicates: RecordedRequest[] = [];
-	for (const request of requests) {
-		const k = key(request);
-		if (answered.has(k)) duplicates.push(request);
-		if (isFinalAnswer(request)) answered.add(k);
-	}
-	return duplicates;
+	return requests.filter((request) => {
+		const duplicate = answered.has(key(request));
+		if (isFinalAnswer(request)) answered.add(key(request));
+		return duplicate;
+	});
 }
 
 /** Where a secret shows up among named texts. */
 export function placesContaining(secret: string, places: Record<string, string>): string[] {
-	return Object.entries(places)
-		.filter(([, text]) => text.includes(secret))
-		.map(([name]) => name);
+	return Object.keys(places).filter((name) => places[name].includes(secret));
 }
 
 /** A request body that is not a `LeadImport` as the spec defines it, or undefined. */
 export function leadImportProblem(body: string): string | undefined {
-	let parsed: unknown;
+	let fields: unknown;
 	try {
-		parsed = JSON.parse(body);
+		fields = JSON.parse(body);
 	} catch {
 		return `not JSON: ${body.slice(0, 80)}`;
 	}
-	if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+	if (typeof fields !== 'object' || fields === null || Array.isArray(fields))
 		return 'not an object';
-	const fields = parsed as Record<string, unknown>;
-	if (typeof fields.phone_e164 !== 'string') return 'phone_e164 is not a string';
-	for (const [name, value] of Object.entries(fields)) {
-		if (name === 'phone_e164') continue;
+	const { phone_e164: phone, ...rest } = fields as Record<string, unknown>;
+	if (typeof phone !== 'string') return 'phone_e164 is not a string';
+	for (const [name, value] of Object.entries(rest)) {
 		if (!['name', 'campaign_id', 'contact_type', 'legal_basis'].includes(name)) {
 			return `unknown field ${name}`;
 		}

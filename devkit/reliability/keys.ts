@@ -1,8 +1,6 @@
 import { createHash } from 'crypto';
 
-import type { ApiKey, Scope } from '../emulator';
-
-export const ALL_SCOPES: Scope[] = ['leads:write', 'calls:read', 'recordings:read'];
+import type { ApiKey } from '../emulator';
 
 /**
  * A valid-format API key ('pf_live_' + 43 URL-safe characters) that no other test uses, so a
@@ -15,5 +13,5 @@ export function sentinelKey(label: string): string {
 }
 
 export function keyWithAllScopes(key: string): ApiKey[] {
-	return [{ key, scopes: ALL_SCOPES }];
+	return [{ key, scopes: ['leads:write', 'calls:read', 'recordings:read'] }];
 }

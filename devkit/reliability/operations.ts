@@ -1,42 +1,16 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
-import { Container } from '@n8n/di';
-import { BinaryDataService } from 'n8n-core';
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import type { Emulator, EmulatorOptions, PathMatcher, RecordedRequest } from '../emulator';
 import { recordingBytes } from '../emulator';
-import { nodeName, run, workflowFrom } from '../engine/fixtures';
+import type { workflowFrom } from '../engine/fixtures';
+import { binaryBuffer } from '../engine/harness';
 import { leads } from '../workflows';
-import type { WorkflowResult } from '../engine/harness';
 import type { Accounting } from './audit';
-import {
-	account,
-	countRepeats,
-	isFinalAnswer,
-	leadImportProblem,
-	sentAfterFinalAnswer,
-} from './audit';
+import { countRepeats, isFinalAnswer, leadImportProblem, sentAfterFinalAnswer } from './audit';
 
 export type OperationName = 'Import Lead' | 'List Calls' | 'Get Recording';
 
-/** What runs an operation's workflow: n8n-core in-process (`run`), or a real n8n (test/e2e/faults). */
-export type WorkflowRunner = typeof run;
-
-export interface OperationRun {
-	itemsIn: number;
-	/** Input items that ended in the success output. */
-	success: number;
-	/** Input items that ended in the error output. */
-	error: number;
-	/** Input items with no outcome, or a success the server contradicts. */
-	lost: number;
-	requestsSent: number;
-	retries: number;
-	problems: string[];
-	errorMessages: string[];
-	result: WorkflowResult;
-}
-
+/** One operation of the fault matrix: its workflow and input items, and what it must show. */
 export interface Operation {
 	name: OperationName;
 	/** The API path that scenario faults aim at. */
@@ -44,39 +18,16 @@ export interface Operation {
 	/** The status of the operation's API answer when it succeeds. */
 	successStatus: number;
 	emulatorOptions: EmulatorOptions;
-	run(
+	template: Parameters<typeof workflowFrom>[0];
+	items: (emulator: Emulator) => IDataObject[];
+	/** The node's parameters; the scenario's Options are merged into their `options`. */
+	parameters: IDataObject & { options?: IDataObject };
+	/** What the run shows beyond the accounting of every run: lost = successes the server contradicts. */
+	check(
 		emulator: Emulator,
-		apiKey: string,
-		options: IDataObject,
-		runWorkflow: WorkflowRunner,
-	): Promise<OperationRun>;
-}
-
-function credentialsFor(emulator: Emulator, apiKey: string) {
-	return { baseUrl: emulator.baseUrl, apiKey, requestsPerMinute: 0 };
-}
-
-function summarize(
-	itemsIn: number,
-	accounting: Accounting,
-	lost: number,
-	problems: string[],
-	result: WorkflowResult,
-	requests: { api: RecordedRequest[]; files: RecordedRequest[] },
-	retries: number,
-): OperationRun {
-	if (result.error) problems.push(`the workflow stopped: ${result.error.message}`);
-	return {
-		itemsIn,
-		success: [...accounting.success.keys()].length,
-		error: accounting.error.size,
-		lost: lost + accounting.missing.length,
-		requestsSent: requests.api.length + requests.files.length,
-		retries,
-		problems: [...accounting.problems, ...problems],
-		errorMessages: [...accounting.error.values()].map((item) => String(item.json.error)),
-		result,
-	};
+		items: IDataObject[],
+		accounting: Accounting,
+	): Promise<{ lost: number; problems: string[]; retries: number }>;
 }
 
 /** Import Lead over a batch of 8 leads. */
@@ -85,15 +36,13 @@ export const importLead: Operation = {
 	faultPath: '/v1/leads',
 	successStatus: 201,
 	emulatorOptions: {},
-	async run(emulator, apiKey, options, runWorkflow) {
-		const items: IDataObject[] = leads(8).map((lead, idx) => ({ ...lead, idx }));
-		const workflow = workflowFrom('importLeads', { items, parameters: { options } });
-		const result = await runWorkflow(workflow, credentialsFor(emulator, apiKey));
-		const accounting = account(items.length, result.output(nodeName(workflow)));
+	template: 'importLeads',
+	items: () => leads(8),
+	parameters: {},
+	async check(emulator, items, accounting) {
 		const api = emulator.requests;
 		const problems: string[] = [];
 		let lost = 0;
-
 		const phoneOf = (request: RecordedRequest) =>
 			request.body === '' ? undefined : (JSON.parse(request.body) as IDataObject).phone_e164;
 		for (const request of api) {
@@ -131,103 +80,67 @@ export const importLead: Operation = {
 		});
 		// Every lead of the batch is valid, so each is sent once plus its retries. (Counting
 		// repeated bodies would miss retries after a reset before the body, recorded empty.)
-		const retries = Math.max(0, api.length - items.length);
-		return summarize(items.length, accounting, lost, problems, result, { api, files: [] }, retries);
+		return { lost, problems, retries: Math.max(0, api.length - items.length) };
 	},
 };
 
-/** A List Calls input item: its own filter value, and the Limit when Return All is off. */
-type ListCallsItem = { tag: string; limit?: number };
+/** List Calls input items: each filters the list by its own tag; one without a Limit returns all. */
+const listItems: Array<{ tag: string; limit?: number }> = [
+	{ tag: 'a', limit: 150 },
+	{ tag: 'b', limit: 120 },
+	{ tag: 'c', limit: 101 },
+	{ tag: 'd' },
+];
 
 /**
- * List Calls for input items that each filter the list by their own tag. An item without an
- * error must return `expected(item, every call id)`: each call once, in list order.
+ * List Calls over 250 calls for 4 input items: Limits of 150, 120 and 101 (2 pages each: the
+ * API's largest page is 100), and Return All (3 pages). A Limit stops at a count, Return All only when
+ * the API says there is no next page: a fault on any page must neither end a list early nor
+ * repeat it. Each item must return its calls once, in list order.
  */
-export function listCallsOperation(setup: {
-	seedCalls: number;
-	items: ListCallsItem[];
-	/** Merged over the operation's usual parameters (Return All, Limit). */
-	parameters: IDataObject;
-	expected: (item: ListCallsItem, everyCall: string[]) => string[];
-}): Operation {
-	return {
-		name: 'List Calls',
-		faultPath: '/v1/calls',
-		successStatus: 200,
-		emulatorOptions: { seedCalls: setup.seedCalls },
-		async run(emulator, apiKey, options, runWorkflow) {
-			const { items } = setup;
-			const workflow = workflowFrom('listCalls', {
-				items,
-				parameters: {
-					...setup.parameters,
-					options: {
-						...options,
-						queryParameters: { parameters: [{ name: 'tag', value: '={{ $json.tag }}' }] },
-					},
-				},
-			});
-			const everyCall = emulator.calls.map((call) => call.id);
-			const expected = items.map((item) => setup.expected(item, everyCall));
-			const result = await runWorkflow(workflow, credentialsFor(emulator, apiKey));
-			const accounting = account(items.length, result.output(nodeName(workflow)), true);
-			const api = emulator.requests;
-			const problems: string[] = [];
-			let lost = 0;
-
-			for (const request of api) {
-				const limit = Number(request.query.limit);
-				if (request.path !== '/v1/calls') problems.push(`unexpected request to ${request.path}`);
-				if (!items.some((item) => item.tag === request.query.tag))
-					problems.push('a page lost its filter');
-				if (!(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
-					problems.push(`page size ${request.query.limit} sent`);
-				}
+export const listCalls: Operation = {
+	name: 'List Calls',
+	faultPath: '/v1/calls',
+	successStatus: 200,
+	emulatorOptions: { seedCalls: 250 },
+	template: 'listCalls',
+	items: () => listItems,
+	parameters: {
+		returnAll: '={{ $json.limit === undefined }}',
+		limit: '={{ $json.limit }}',
+		options: { queryParameters: { parameters: [{ name: 'tag', value: '={{ $json.tag }}' }] } },
+	},
+	async check(emulator, _, accounting) {
+		const api = emulator.requests;
+		const everyCall = emulator.calls.map((call) => call.id);
+		const problems: string[] = [];
+		let lost = 0;
+		for (const request of api) {
+			const limit = Number(request.query.limit);
+			if (request.path !== '/v1/calls') problems.push(`unexpected request to ${request.path}`);
+			if (!listItems.some((item) => item.tag === request.query.tag))
+				problems.push('a page lost its filter');
+			if (!(Number.isInteger(limit) && limit >= 1 && limit <= 100)) {
+				problems.push(`page size ${request.query.limit} sent`);
 			}
-			for (const duplicate of sentAfterFinalAnswer(api)) {
-				problems.push(`page ${JSON.stringify(duplicate.query)} fetched again after a 200`);
+		}
+		for (const duplicate of sentAfterFinalAnswer(api)) {
+			problems.push(`page ${JSON.stringify(duplicate.query)} fetched again after a 200`);
+		}
+		listItems.forEach((item, index) => {
+			if (accounting.error.has(index)) return;
+			const ids = (accounting.success.get(index) ?? []).map((call) => call.json.id);
+			const wanted = everyCall.slice(0, item.limit);
+			if (JSON.stringify(ids) !== JSON.stringify(wanted)) {
+				lost++;
+				problems.push(`item ${index} returned ${ids.length} calls, expected ${wanted.length}`);
 			}
-			items.forEach((_, index) => {
-				if (accounting.error.has(index)) return;
-				const ids = (accounting.success.get(index) ?? []).map((item) => item.json.id);
-				if (JSON.stringify(ids) !== JSON.stringify(expected[index])) {
-					lost++;
-					problems.push(
-						`item ${index} returned ${ids.length} calls, expected ${expected[index].length}`,
-					);
-				}
-			});
-			return summarize(
-				items.length,
-				accounting,
-				lost,
-				problems,
-				result,
-				{ api, files: [] },
-				countRepeats(api),
-			);
-		},
-	};
-}
-
-/** List Calls for 3 input items, each needing 2 pages, each with its own filter value. */
-export const listCalls = listCallsOperation({
-	seedCalls: 150,
-	items: [
-		{ tag: 'a', limit: 150 },
-		{ tag: 'b', limit: 120 },
-		{ tag: 'c', limit: 101 },
-	],
-	parameters: { returnAll: false, limit: '={{ $json.limit }}' },
-	expected: (item, everyCall) => everyCall.slice(0, item.limit),
-});
+		});
+		return { lost, problems, retries: countRepeats(api) };
+	},
+};
 
 const RECORDING_BYTES = 20_000;
-
-async function bytesOf(item: INodeExecutionData): Promise<Buffer | undefined> {
-	const binary = item.binary?.data;
-	return binary ? await Container.get(BinaryDataService).getAsBuffer(binary) : undefined;
-}
 
 /** Get Recording with Download for 4 calls: one API request and one file download each. */
 export const getRecording: Operation = {
@@ -235,22 +148,17 @@ export const getRecording: Operation = {
 	faultPath: /^\/v1\/calls\/[^/]+\/recording$/,
 	successStatus: 200,
 	emulatorOptions: { seedCalls: 12, recordingBytes: RECORDING_BYTES },
-	async run(emulator, apiKey, options, runWorkflow) {
-		const ids = emulator.calls
+	template: 'getRecording',
+	items: (emulator) =>
+		emulator.calls
 			.filter((call) => call.has_recording)
 			.slice(0, 4)
-			.map((call) => call.id);
-		const items = ids.map((id) => ({ id }));
-		const workflow = workflowFrom('getRecording', {
-			items,
-			parameters: { download: true, options },
-		});
-		const result = await runWorkflow(workflow, credentialsFor(emulator, apiKey));
-		const accounting = account(items.length, result.output(nodeName(workflow)));
+			.map((call) => ({ id: call.id })),
+	parameters: { download: true },
+	async check(emulator, items, accounting) {
 		const { requests: api, fileRequests: files } = emulator;
 		const problems: string[] = [];
 		let lost = 0;
-
 		// The API is asked again once, on purpose, when the file host refuses a signed URL.
 		const refreshes = files.filter((request) => request.status === 403).length;
 		const apiDuplicates = sentAfterFinalAnswer(api).length;
@@ -261,17 +169,16 @@ export const getRecording: Operation = {
 		for (const duplicate of sentAfterFinalAnswer(files, fileKey)) {
 			problems.push(`recording ${duplicate.path} downloaded again after a complete download`);
 		}
-		for (const [index, id] of ids.entries()) {
-			const [item] = accounting.success.get(index) ?? [];
-			if (!item) continue;
-			const bytes = await bytesOf(item);
-			if (!bytes?.equals(recordingBytes(id, RECORDING_BYTES))) {
+		for (const [index, { id }] of items.entries()) {
+			const binary = accounting.success.get(index)?.[0].binary?.data;
+			if (!accounting.success.has(index)) continue;
+			const bytes = binary && (await binaryBuffer(binary));
+			if (!bytes?.equals(recordingBytes(String(id), RECORDING_BYTES))) {
 				lost++;
-				problems.push(`recording of ${id} stored ${bytes?.length ?? 0} wrong bytes`);
+				problems.push(`recording of ${String(id)} stored ${bytes?.length ?? 0} wrong bytes`);
 			}
 		}
-		const retries = countRepeats(api) + countRepeats(files, fileKey);
-		return summarize(items.length, accounting, lost, problems, result, { api, files }, retries);
+		return { lost, problems, retries: countRepeats(api) + countRepeats(files, fileKey) };
 	},
 };
 

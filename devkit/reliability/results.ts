@@ -8,9 +8,6 @@ import { join } from 'path';
  */
 export const RESULTS_DIR = join(__dirname, '..', '..', 'test', 'reliability', '.results');
 
-/** 'engine': n8n-core's WorkflowExecute in-process; 'real n8n': the end-to-end suite. */
-export type Where = 'engine' | 'real n8n';
-
 /** One scenario run, as it appears in RELIABILITY.md. */
 export interface ResultRow {
 	scenario: string;
@@ -30,40 +27,38 @@ export interface ResultRow {
 
 export interface ResultsFile {
 	suite: string;
-	where: Where;
+	/** 'engine': n8n-core's WorkflowExecute in-process; 'real n8n': the end-to-end suite. */
+	where: 'engine' | 'real n8n';
 	generatedAt: string;
 	durationMs: number;
 	rows: ResultRow[];
+}
+
+/** A row with nothing counted yet, that a fuzz property adds its runs up into. */
+export function emptyRow(scenario: string, operation: string): ResultRow {
+	const counts = { itemsIn: 0, success: 0, error: 0, requestsSent: 0, retries: 0, lost: 0 };
+	return { scenario, operation, ...counts, leaked: 0, problems: [] };
 }
 
 /**
  * Collects the rows of one suite, in the order the suite declares its scenarios (tests may
  * finish in any order when they run concurrently), and writes them in `afterAll`.
  */
-export class ResultsCollector {
-	private readonly rows = new Map<number, ResultRow>();
-	private readonly startedAt = Date.now();
-
-	constructor(
-		private readonly suite: string,
-		private readonly where: Where = 'engine',
-	) {}
-
-	add(order: number, row: ResultRow): void {
-		this.rows.set(order, row);
-	}
-
-	write(): string {
-		mkdirSync(RESULTS_DIR, { recursive: true });
-		const file: ResultsFile = {
-			suite: this.suite,
-			where: this.where,
-			generatedAt: new Date().toISOString(),
-			durationMs: Date.now() - this.startedAt,
-			rows: [...this.rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row),
-		};
-		const path = join(RESULTS_DIR, `${this.suite}.json`);
-		writeFileSync(path, `${JSON.stringify(file, null, '\t')}\n`);
-		return path;
-	}
+export function collectResults(suite: string, where: ResultsFile['where'] = 'engine') {
+	const rows = new Map<number, ResultRow>();
+	const startedAt = Date.now();
+	return {
+		add: (order: number, row: ResultRow) => void rows.set(order, row),
+		write() {
+			mkdirSync(RESULTS_DIR, { recursive: true });
+			const file: ResultsFile = {
+				suite,
+				where,
+				generatedAt: new Date().toISOString(),
+				durationMs: Date.now() - startedAt,
+				rows: [...rows.entries()].sort(([a], [b]) => a - b).map(([, row]) => row),
+			};
+			writeFileSync(join(RESULTS_DIR, `${suite}.json`), `${JSON.stringify(file, null, '\t')}\n`);
+		},
+	};
 }

@@ -6,19 +6,10 @@
  * nothing is sent for a value the node refuses.
  */
 import fc from 'fast-check';
-import type { IDataObject } from 'n8n-workflow';
 
-import type { Emulator } from '../../devkit/emulator';
-import { startEmulator } from '../../devkit/emulator';
-import { nodeName, run, workflowFrom } from '../../devkit/engine/fixtures';
-import { account, placesContaining } from '../../devkit/reliability/audit';
 import { oddText } from './support/arbitraries';
-import { keyWithAllScopes, sentinelKey } from '../../devkit/reliability/keys';
-import { ResultsCollector } from '../../devkit/reliability/results';
-import { Tally } from '../../devkit/reliability/tally';
+import { useHarness } from './support/harness';
 
-const apiKey = sentinelKey('fuzz: parameters');
-const results = new ResultsCollector('fuzz-parameters');
 const CALLS = 250;
 /** Set by the node for pagination; a user parameter of that name is refused. */
 const RESERVED = ['limit', 'cursor', 'offset'];
@@ -26,35 +17,7 @@ const RESERVED = ['limit', 'cursor', 'offset'];
 const UNSENDABLE = ['__proto__', 'constructor', 'prototype'];
 /** Query parameters the emulator filters on (a bad value is its 422). */
 const FILTERS = ['direction', 'status', 'created_after'];
-let emulator: Emulator;
-
-beforeAll(async () => {
-	emulator = await startEmulator({
-		rateLimit: false,
-		keys: keyWithAllScopes(apiKey),
-		seedCalls: CALLS,
-	});
-});
-afterAll(async () => {
-	await emulator.stop();
-	results.write();
-});
-
-async function runOne(
-	template: 'listCalls' | 'getRecording',
-	item: IDataObject,
-	parameters: IDataObject,
-) {
-	emulator.reset();
-	const workflow = workflowFrom(template, { items: [item], parameters });
-	const result = await run(workflow, { baseUrl: emulator.baseUrl, apiKey, requestsPerMinute: 0 });
-	const accounting = account(1, result.output(nodeName(workflow)), template === 'listCalls');
-	expect(result.error).toBeUndefined();
-	expect(accounting.problems).toEqual([]);
-	expect(accounting.missing).toEqual([]);
-	expect(placesContaining(apiKey, { 'execution data': JSON.stringify(result.run) })).toEqual([]);
-	return accounting;
-}
+const { emulator, property } = useHarness('fuzz-parameters', { seedCalls: CALLS });
 
 const paramName = fc.oneof(
 	fc.string({ maxLength: 12 }),
@@ -64,9 +27,7 @@ const paramName = fc.oneof(
 		' limit ',
 		'Limit',
 		'page',
-		'__proto__',
-		'constructor',
-		'prototype',
+		...UNSENDABLE,
 		'toString',
 		'a[b]',
 		'a[]',
@@ -113,10 +74,10 @@ function isWholeNumber(value: unknown): boolean {
 	return numeric && Number.isInteger(Number(value)) && Number(value) >= 1;
 }
 
+type Pair = { name: string; value: unknown };
+
 /** What the node must send: each pair as given (name trimmed, last one wins), or refuse. */
-function userQuery(
-	pairs: Array<{ name: string; value: unknown }>,
-): Record<string, string> | 'refused' {
+function userQuery(pairs: Pair[]): Record<string, string> | 'refused' {
 	const query = new Map<string, string>();
 	for (const { name, value } of pairs) {
 		const key = name.trim();
@@ -127,139 +88,106 @@ function userQuery(
 	return Object.fromEntries(query);
 }
 
-describe('List Calls with fuzzed limit and query parameters', () => {
-	const tally = new Tally('fuzz: limit and query parameters', 'List Calls');
-	afterAll(() => results.add(0, tally.row));
+const listing = property('fuzz: limit and query parameters', 'List Calls');
 
-	test('each parameter reaches the API as given, a refused one costs no request', async () => {
-		const pairs = fc.array(fc.record({ name: paramName, value: paramValue }), { maxLength: 4 });
-		await fc.assert(
-			fc.asyncProperty(pairs, limitValue, fc.boolean(), async (parameters, limit, returnAll) => {
-				try {
-					// Through expressions, as a workflow maps them (a fixed value starting with "="
-					// would be read by n8n as an expression itself).
-					const mapped = parameters.map((_, index) => ({
-						name: `={{ $json.query[${index}].name }}`,
-						value: `={{ $json.query[${index}].value }}`,
-					}));
-					const accounting = await runOne(
-						'listCalls',
-						{ limit, query: parameters },
-						{
-							returnAll,
-							limit: '={{ $json.limit }}',
-							options: { queryParameters: { parameters: mapped } },
-						},
-					);
-					const requests = emulator.requests;
-					const failed = accounting.error.get(0)?.json.error as string | undefined;
-					const returned = (accounting.success.get(0) ?? []).map((item) => item.json.id);
-					tally.add({
-						itemsIn: 1,
-						success: failed ? 0 : 1,
-						error: failed ? 1 : 0,
-						requestsSent: requests.length,
-					});
-					const expected = userQuery(parameters);
-					const badLimit = !returnAll && !isWholeNumber(limit);
-					if (expected === 'refused' || badLimit) {
-						expect(failed).toMatch(
-							/is set by the node for pagination|cannot be sent|Limit must be/,
-						);
-						expect(requests).toHaveLength(0);
-						return;
-					}
-					for (const request of requests) {
-						const { limit: sentLimit, ...query } = request.query;
-						delete query.cursor;
-						expect(query).toEqual(expected);
-						expect(
-							Number.isInteger(Number(sentLimit)) &&
-								Number(sentLimit) >= 1 &&
-								Number(sentLimit) <= 100,
-						).toBe(true);
-					}
-					if (failed) {
-						// Only the API can refuse a filter value it does not know.
-						expect(failed).toMatch(/The API rejected the request \(422\)/);
-						return;
-					}
-					expect(new Set(returned).size).toBe(returned.length);
-					const filtered = Object.keys(expected).some((name) => FILTERS.includes(name));
-					const wanted = returnAll ? CALLS : Math.min(CALLS, Number(limit));
-					if (!filtered) expect(returned).toHaveLength(wanted);
-					else expect(returned.length).toBeLessThanOrEqual(wanted);
-				} catch (error) {
-					tally.fail(error);
-				}
-			}),
-			{ numRuns: 150 },
-		);
+test('List Calls: each query parameter reaches the API as given, a refused one costs no request', async () => {
+	const pairs = fc.array(fc.record({ name: paramName, value: paramValue }), { maxLength: 4 });
+	const listCalls = listing.recorded(
+		async (parameters: Pair[], limit: unknown, returnAll: boolean) => {
+			// Through expressions, as a workflow maps them (a fixed value starting with "="
+			// would be read by n8n as an expression itself).
+			const mapped = parameters.map((_, index) => ({
+				name: `={{ $json.query[${index}].name }}`,
+				value: `={{ $json.query[${index}].value }}`,
+			}));
+			const options = { queryParameters: { parameters: mapped } };
+			const item = { limit, query: parameters };
+			const { accounting, requests } = await listing.runOnce('listCalls', [item], {
+				returnAll,
+				limit: '={{ $json.limit }}',
+				options,
+			});
+			const failed = accounting.error.get(0)?.json.error as string | undefined;
+			const returned = (accounting.success.get(0) ?? []).map((item) => item.json.id);
+			const expected = userQuery(parameters);
+			const badLimit = !returnAll && !isWholeNumber(limit);
+			if (expected === 'refused' || badLimit) {
+				expect(failed).toMatch(/is set by the node for pagination|cannot be sent|Limit must be/);
+				expect(requests).toHaveLength(0);
+				return;
+			}
+			for (const request of requests) {
+				const { limit: sentLimit, ...query } = request.query;
+				delete query.cursor;
+				expect(query).toEqual(expected);
+				const size = Number(sentLimit);
+				expect(Number.isInteger(size) && size >= 1 && size <= 100).toBe(true);
+			}
+			if (failed) {
+				// Only the API can refuse a filter value it does not know.
+				expect(failed).toMatch(/The API rejected the request \(422\)/);
+				return;
+			}
+			expect(new Set(returned).size).toBe(returned.length);
+			const filtered = Object.keys(expected).some((name) => FILTERS.includes(name));
+			const wanted = returnAll ? CALLS : Math.min(CALLS, Number(limit));
+			if (!filtered) expect(returned).toHaveLength(wanted);
+			else expect(returned.length).toBeLessThanOrEqual(wanted);
+		},
+	);
+	await fc.assert(fc.asyncProperty(pairs, limitValue, fc.boolean(), listCalls), {
+		numRuns: 150,
 	});
 });
 
-describe('Get Recording with fuzzed call IDs', () => {
-	const tally = new Tally(
-		'fuzz: call IDs (slashes, dots, unicode, spaces, wrong types)',
-		'Get Recording',
-	);
-	afterAll(() => results.add(1, tally.row));
+const recordings = property(
+	'fuzz: call IDs (slashes, dots, unicode, spaces, wrong types)',
+	'Get Recording',
+);
 
-	test('the call ID is one URL-encoded path segment, or refused before any request', async () => {
-		const callId = fc.oneof(
-			fc.constantFrom('call_000003', ' call_000004 ', 'call_000003/../call_000004'),
-			oddText,
-			fc.constantFrom(
-				'a/b',
-				'../x',
-				'..',
-				'.',
-				' .. ',
-				'%2e%2e',
-				'%2F',
-				'a b',
-				'ü/ö',
-				'?x=1',
-				'#h',
-				'\\',
-				'\ud800',
-			),
-			fc.integer(),
-			fc.boolean(),
-			fc.constant(null),
-			fc.constant({ id: 'call_000003' }),
-			fc.constant(['call_000003']),
-		);
-		await fc.assert(
-			fc.asyncProperty(callId, fc.boolean(), async (id, download) => {
-				try {
-					const accounting = await runOne('getRecording', { id }, { download });
-					const requests = emulator.requests;
-					const failed = accounting.error.get(0)?.json.error as string | undefined;
-					tally.add({
-						itemsIn: 1,
-						success: failed ? 0 : 1,
-						error: failed ? 1 : 0,
-						requestsSent: requests.length + emulator.fileRequests.length,
-					});
-					expect(requests.length).toBeLessThanOrEqual(1);
-					const text = typeof id === 'string' || typeof id === 'number' ? String(id).trim() : '';
-					if (requests.length === 0) {
-						expect(failed).toMatch(/Call ID/);
-						return;
-					}
-					const segments = requests[0].path.split('/');
-					expect(segments).toHaveLength(5);
-					expect([segments[1], segments[2], segments[4]]).toEqual(['v1', 'calls', 'recording']);
-					expect(decodeURIComponent(segments[3])).toBe(text);
-					const known = emulator.calls.find((call) => call.id === text);
-					if (known?.has_recording) expect(failed).toBeUndefined();
-					else expect(failed).toMatch(/\(404\)/);
-				} catch (error) {
-					tally.fail(error);
-				}
-			}),
-			{ numRuns: 150 },
-		);
+test('Get Recording: the call ID is one URL-encoded path segment, or refused before any request', async () => {
+	const callId = fc.oneof(
+		fc.constantFrom('call_000003', ' call_000004 ', 'call_000003/../call_000004'),
+		oddText,
+		fc.constantFrom(
+			'a/b',
+			'../x',
+			'..',
+			'.',
+			' .. ',
+			'%2e%2e',
+			'%2F',
+			'a b',
+			'ü/ö',
+			'?x=1',
+			'#h',
+			'\\',
+			'\ud800',
+		),
+		fc.integer(),
+		fc.boolean(),
+		fc.constant(null),
+		fc.constant({ id: 'call_000003' }),
+		fc.constant(['call_000003']),
+	);
+	const getRecording = recordings.recorded(async (id: unknown, download: boolean) => {
+		const { accounting, requests } = await recordings.runOnce('getRecording', [{ id }], {
+			download,
+		});
+		const failed = accounting.error.get(0)?.json.error as string | undefined;
+		expect(requests.length).toBeLessThanOrEqual(1);
+		const text = typeof id === 'string' || typeof id === 'number' ? String(id).trim() : '';
+		if (requests.length === 0) {
+			expect(failed).toMatch(/Call ID/);
+			return;
+		}
+		const segments = requests[0].path.split('/');
+		expect(segments).toHaveLength(5);
+		expect([segments[1], segments[2], segments[4]]).toEqual(['v1', 'calls', 'recording']);
+		expect(decodeURIComponent(segments[3])).toBe(text);
+		const known = emulator().calls.find((call) => call.id === text);
+		if (known?.has_recording) expect(failed).toBeUndefined();
+		else expect(failed).toMatch(/\(404\)/);
 	});
+	await fc.assert(fc.asyncProperty(callId, fc.boolean(), getRecording), { numRuns: 150 });
 });

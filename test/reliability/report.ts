@@ -4,8 +4,7 @@
  *
  *   npx jest test/reliability && npx ts-node --transpile-only test/reliability/report.ts
  *
- * Every `*.json` file in test/reliability/.results (and in any folder given as an argument) is
- * merged. Each file is a `ResultsFile` (devkit/reliability/results.ts): `{ suite, where, generatedAt,
+ * Every `*.json` file in test/reliability/.results is merged. Each file is a `ResultsFile` (devkit/reliability/results.ts): `{ suite, where, generatedAt,
  * durationMs, rows }`, where `where` is 'engine' (in-process WorkflowExecute) or 'real n8n'
  * (the end-to-end suite writes its own file there with the same row shape).
  */
@@ -25,20 +24,14 @@ const SUITE_TITLES: Record<string, string> = {
 	'fault-matrix-real-n8n': 'Fault matrix',
 	'fuzz-import-lead': 'Fuzzed input: Import Lead',
 	'fuzz-parameters': 'Fuzzed input: List Calls and Get Recording',
-	secrets: 'Secrets: the key in outputs and logs, refused settings',
-	origins: 'Trust: the key goes to the API origin only',
+	secrets: 'Secrets: the key in outputs and logs, sent to the API origin only, refused settings',
 };
 
-function readResults(folders: string[]): ResultsFile[] {
-	const files: ResultsFile[] = [];
-	for (const folder of folders) {
-		if (!existsSync(folder)) continue;
-		for (const name of readdirSync(folder)
-			.filter((file) => file.endsWith('.json'))
-			.sort()) {
-			files.push(JSON.parse(readFileSync(join(folder, name), 'utf8')) as ResultsFile);
-		}
-	}
+function readResults(): ResultsFile[] {
+	const names = existsSync(RESULTS_DIR) ? readdirSync(RESULTS_DIR).sort() : [];
+	const files = names
+		.filter((name) => name.endsWith('.json'))
+		.map((name) => JSON.parse(readFileSync(join(RESULTS_DIR, name), 'utf8')) as ResultsFile);
 	const order = Object.keys(SUITE_TITLES);
 	const rank = (file: ResultsFile) =>
 		order.includes(file.suite) ? order.indexOf(file.suite) : order.length;
@@ -48,14 +41,10 @@ function readResults(folders: string[]): ResultsFile[] {
 }
 
 function packageVersion(name: string): string {
-	try {
-		const manifest = JSON.parse(
-			readFileSync(join(REPO, 'node_modules', name, 'package.json'), 'utf8'),
-		);
-		return String(manifest.version);
-	} catch {
-		return 'not installed';
-	}
+	const manifest = join(REPO, 'node_modules', name, 'package.json');
+	return existsSync(manifest)
+		? String(JSON.parse(readFileSync(manifest, 'utf8')).version)
+		: 'not installed';
 }
 
 function passed(row: ResultRow): boolean {
@@ -63,32 +52,22 @@ function passed(row: ResultRow): boolean {
 }
 
 const cell = (text: string | number) => String(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const tableRow = (cells: Array<string | number>) => `| ${cells.map(cell).join(' | ')} |`;
+const titleOf = (file: ResultsFile) => SUITE_TITLES[file.suite] ?? file.suite;
+const sum = (rows: ResultRow[], count: 'itemsIn' | 'lost' | 'leaked') =>
+	rows.reduce((total, row) => total + row[count], 0);
 
 function table(file: ResultsFile): string[] {
-	const lines = [
+	return [
 		'| where | operation | scenario | items in | success | error | requests sent | retries | lost | leaked | check |',
 		'| --- | --- | --- | --: | --: | --: | --: | --: | --: | --: | --- |',
+		...file.rows.map((row) => {
+			const { itemsIn, success, error, requestsSent, retries, lost, leaked } = row;
+			const counts = [itemsIn, success, error, requestsSent, retries, lost, leaked];
+			const check = passed(row) ? 'ok' : '**FAIL**';
+			return tableRow([file.where, row.operation, row.scenario, ...counts, check]);
+		}),
 	];
-	for (const row of file.rows) {
-		lines.push(
-			`| ${[
-				file.where,
-				row.operation,
-				row.scenario,
-				row.itemsIn,
-				row.success,
-				row.error,
-				row.requestsSent,
-				row.retries,
-				row.lost,
-				row.leaked,
-				passed(row) ? 'ok' : '**FAIL**',
-			]
-				.map(cell)
-				.join(' | ')} |`,
-		);
-	}
-	return lines;
 }
 
 export function render(files: ResultsFile[], now = new Date()): string {
@@ -122,27 +101,19 @@ export function render(files: ResultsFile[], now = new Date()): string {
 		lines.push('No results found: run `npx jest test/reliability` first.', '');
 		return `${lines.join('\n')}\n`;
 	}
+	const totals = `${sum(rows, 'itemsIn')} input items, ${sum(rows, 'lost')} lost, ${sum(rows, 'leaked')} leaked`;
 	lines.push(
-		`${rows.length} scenarios, ${rows.reduce((sum, row) => sum + row.itemsIn, 0)} input items, ` +
-			`${rows.reduce((sum, row) => sum + row.lost, 0)} lost, ${rows.reduce((sum, row) => sum + row.leaked, 0)} leaked, ` +
-			`${failing.length} failing.`,
+		`${rows.length} scenarios, ${totals}, ${failing.length} failing.`,
 		'',
 		'| suite | where | run at | duration | scenarios |',
 		'| --- | --- | --- | --: | --: |',
-		...files.map(
-			(file) =>
-				`| ${SUITE_TITLES[file.suite] ?? file.suite} | ${file.where} | ${file.generatedAt} | ${(file.durationMs / 1000).toFixed(1)} s | ${file.rows.length} |`,
-		),
+		...files.map((file) => {
+			const duration = `${(file.durationMs / 1000).toFixed(1)} s`;
+			return tableRow([titleOf(file), file.where, file.generatedAt, duration, file.rows.length]);
+		}),
 		'',
+		...files.flatMap((file) => [`## ${titleOf(file)} (${file.where})`, '', ...table(file), '']),
 	);
-	for (const file of files) {
-		lines.push(
-			`## ${SUITE_TITLES[file.suite] ?? file.suite} (${file.where})`,
-			'',
-			...table(file),
-			'',
-		);
-	}
 	if (failing.length > 0) {
 		lines.push('## Problems', '');
 		for (const { file, row } of failing) {
@@ -157,8 +128,7 @@ export function render(files: ResultsFile[], now = new Date()): string {
 }
 
 if (require.main === module) {
-	const folders = [RESULTS_DIR, ...process.argv.slice(2).map((folder) => resolve(folder))];
-	const files = readResults(folders);
+	const files = readResults();
 	writeFileSync(OUTPUT, render(files));
 	const rows = files.flatMap((file) => file.rows);
 	const failing = rows.filter((row) => !passed(row)).length;

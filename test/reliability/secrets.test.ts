@@ -2,19 +2,25 @@
  * Secrets: a sentinel API key (valid format, all scopes) appears in no output item, no error
  * message or description, and nothing written to the console, stdout or stderr, whatever the
  * outcome; http:// base URLs (except loopback) and malformed keys are refused before any request.
- * Where the key may be sent is checked in origins.test.ts.
+ * Trust: the key is sent to the credential's Base URL origin only. Never to the file host of
+ * signed URLs, never to a `next` page or Link header on another origin (refused), never on a
+ * redirect to another origin (not followed).
  */
+import type { Fault } from '../../devkit/emulator';
 import type { WorkflowSetup } from '../../devkit/engine/fixtures';
 import { leads } from '../../devkit/workflows';
 import { sentinelKey } from '../../devkit/reliability/keys';
-import type { Template } from './support/secretsHarness';
-import { authorizationOf, expectNoKeyInLogs, useSecretsHarness } from './support/secretsHarness';
+import type { Template } from './support/harness';
+import { authorizationOf, reply, useHarness } from './support/harness';
 
-const { apiKey, capture, emulator, credentials, runChecked } = useSecretsHarness('secrets');
+const { apiKey, emulator, credentials, runChecked, withStubApi, expectNoKeyInLogs } = useHarness(
+	'secrets',
+	{ seedCalls: 10, recordingBytes: 4096 },
+);
 const bearerPasted = `Bearer ${sentinelKey('pasted with Bearer')}`;
 
 describe('The sentinel key appears in no output or error, whatever the outcome', () => {
-	test.each<[string, Template, WorkflowSetup, () => void]>([
+	test.each<[string, Template, WorkflowSetup, Fault?]>([
 		[
 			'imports that succeed, fail locally and fail at the API',
 			'importLeads',
@@ -22,33 +28,26 @@ describe('The sentinel key appears in no output or error, whatever the outcome',
 				items: [...leads(2), { phone: 'not a phone' }, { phone: '+1234' }],
 				parameters: { options: { validatePhone: false } },
 			},
-			() => {},
 		],
 		[
 			'503 until Max Retries is spent (workflow stops)',
 			'importLeads',
 			{ items: leads(1), parameters: { options: { maxRetries: 0 } }, onError: 'stopWorkflow' },
-			() => emulator().inject({ kind: 'status', status: 503, count: 5 }),
+			{ kind: 'status', status: 503, count: 5 },
 		],
 		[
 			'429 beyond Max Rate-Limit Wait',
 			'importLeads',
 			{ items: leads(1) },
-			() => emulator().inject({ kind: 'status', status: 429, retryAfter: '3600', count: 5 }),
+			{ kind: 'status', status: 429, retryAfter: '3600', count: 5 },
 		],
 		[
 			'a list with a cursor the API rejects (workflow stops)',
 			'listCalls',
 			{ onError: 'stopWorkflow' },
-			() =>
-				emulator().inject({
-					kind: 'status',
-					status: 200,
-					count: 1,
-					body: '{"data": [], "next_cursor": "bogus"}',
-				}),
+			{ kind: 'status', status: 200, count: 1, body: '{"data": [], "next_cursor": "bogus"}' },
 		],
-		['a recording that is not found', 'getRecording', { items: [{ id: 'call_404' }] }, () => {}],
+		['a recording that is not found', 'getRecording', { items: [{ id: 'call_404' }] }],
 		[
 			'an expired signed URL (workflow stops)',
 			'getRecording',
@@ -57,26 +56,14 @@ describe('The sentinel key appears in no output or error, whatever the outcome',
 				parameters: { download: true },
 				onError: 'stopWorkflow',
 			},
-			() => emulator().inject({ kind: 'expire-signed-urls' }),
+			{ kind: 'expire-signed-urls' },
 		],
-	])('%s', async (scenario, template, setup, arrange) => {
-		arrange();
+		// A rest parameter: jest would take a fourth named one, absent from a row, for `done`.
+	])('%s', async (scenario, template, setup, ...[fault]: [Fault?]) => {
+		if (fault) emulator().inject(fault);
 		await runChecked(scenario, template, setup);
 		const sent = emulator().requests.map(authorizationOf);
 		expect(sent).toEqual(sent.map(() => `Bearer ${apiKey}`));
-	});
-
-	test('recordings are downloaded from the file host without the key', async () => {
-		const ids = emulator()
-			.calls.filter((call) => call.has_recording)
-			.slice(0, 3)
-			.map((call) => call.id);
-		const result = await runChecked('downloads from the file host', 'getRecording', {
-			items: ids.map((id) => ({ id })),
-			parameters: { download: true },
-		});
-		expect(result.errors).toEqual([]);
-		expect(emulator().fileRequests.map(authorizationOf)).toEqual([undefined, undefined, undefined]);
 	});
 });
 
@@ -131,22 +118,136 @@ describe('Refused before any request', () => {
 		]);
 		expect(emulator().requests).toHaveLength(0);
 	});
+});
 
-	test('a key pasted with surrounding whitespace is sent trimmed', async () => {
-		const result = await runChecked(
-			'API key with surrounding whitespace',
-			'importLeads',
-			{ items: leads(1) },
-			credentials({ apiKey: ` ${apiKey}\n` }),
+describe('Next pages on another origin', () => {
+	// The emulator's file host is the other origin that must never see the key.
+	const foreignNext = () => {
+		const { baseUrl, fileBaseUrl } = emulator();
+		return [
+			`${fileBaseUrl}/v1/calls?cursor=abc`,
+			`//${new URL(fileBaseUrl).host}/v1/calls?cursor=abc`,
+			`${baseUrl.replace('http:', 'https:')}/v1/calls?cursor=abc`,
+			`${baseUrl.replace('127.0.0.1', 'localhost')}/v1/calls?cursor=abc`,
+		];
+	};
+
+	test.each([0, 1, 2, 3])(
+		'a next URL on another origin is refused (variant %i)',
+		async (variant) => {
+			emulator().inject({
+				kind: 'status',
+				status: 200,
+				count: 1,
+				path: '/v1/calls',
+				body: JSON.stringify({ results: [{ id: 'call_a' }], next: foreignNext()[variant] }),
+			});
+			const result = await runChecked(
+				`next-page URL on another origin (${variant + 1} of 4)`,
+				'listCalls',
+				{ parameters: { returnAll: true } },
+			);
+			expect(result.errors[0]?.error).toMatch(
+				/^Refused to follow a link to .*: the API key is only sent to/,
+			);
+			expect(emulator().requests).toHaveLength(1);
+			expect(emulator().fileRequests).toHaveLength(0);
+		},
+	);
+
+	test('a Link header pointing to another origin is refused', async () => {
+		const link = `<${emulator().fileBaseUrl}/v1/calls?page=2>; rel="next"`;
+		await withStubApi(
+			(_request, res) =>
+				reply(res, 200, { 'Content-Type': 'application/json', Link: link }, '[{"id": "call_a"}]'),
+			async (_api, credentials) => {
+				const result = await runChecked(
+					'Link header to another origin',
+					'listCalls',
+					{ parameters: { returnAll: true } },
+					credentials,
+				);
+				expect(result.errors[0]?.error).toMatch(/^Refused to follow a link to/);
+				expect(emulator().fileRequests).toHaveLength(0);
+			},
 		);
-		expect(result.errors).toEqual([]);
-		expect(emulator().requests.map(authorizationOf)).toEqual([`Bearer ${apiKey}`]);
+	});
+});
+
+describe('Redirects to another origin', () => {
+	test.each([301, 302, 303, 307, 308])(
+		'a %i to the file host origin is not followed with the key',
+		async (status) => {
+			const target = emulator().fileBaseUrl;
+			await withStubApi(
+				(request, res) => reply(res, status, { Location: `${target}${request.url}` }),
+				async (_api, creds) => {
+					const redirected = new RegExp(`unexpected redirect \\(${status}\\)`);
+					const imported = await runChecked(
+						`${status} redirect of Import Lead`,
+						'importLeads',
+						{ items: leads(1) },
+						creds,
+					);
+					const listed = await runChecked(
+						`${status} redirect of List Calls`,
+						'listCalls',
+						{},
+						creds,
+					);
+					expect(imported.errors[0]?.error).toMatch(redirected);
+					expect(listed.errors[0]?.error).toMatch(redirected);
+					expect(emulator().fileRequests).toHaveLength(0);
+				},
+			);
+		},
+	);
+
+	/** A real signed URL on the emulator's file host (which answers 400 to any Authorization). */
+	async function signedUrl(): Promise<string> {
+		const call = emulator().calls.find((candidate) => candidate.has_recording)!;
+		const response = await fetch(`${emulator().baseUrl}/v1/calls/${call.id}/recording`, {
+			headers: { Authorization: `Bearer ${apiKey}` },
+		});
+		const { url } = (await response.json()) as { url: string };
+		emulator().reset();
+		return url;
+	}
+
+	test.each([
+		['to the file host origin', signedUrl],
+		['relative to the API', async () => '/files/call_a.mp3?sig=1'],
+	])('a recording served as a redirect %s is downloaded without the key', async (label, locate) => {
+		const location = await locate();
+		await withStubApi(
+			(request, res) =>
+				request.url.startsWith('/files/')
+					? reply(res, 200, { 'Content-Type': 'audio/mpeg' }, 'ID3 not really audio')
+					: reply(res, 302, { Location: location }),
+			async (api, credentials) => {
+				const result = await runChecked(
+					`recording redirect ${label}`,
+					'getRecording',
+					{
+						items: [{ id: 'call_a' }],
+						parameters: { download: true, options: { maxRetries: 1 } },
+					},
+					credentials,
+				);
+				expect(result.errors).toEqual([]);
+				const downloads = [
+					...emulator().fileRequests,
+					...api.requests.filter((request) => request.url.startsWith('/files/')),
+				];
+				expect(downloads.map(authorizationOf)).toEqual([undefined]);
+			},
+		);
 	});
 });
 
 // Declared last, so it runs after every workflow above (jest runs describe blocks in order).
 describe('Logs', () => {
 	test('nothing written to the console, stdout or stderr carries a key', () => {
-		expectNoKeyInLogs(capture, [apiKey, bearerPasted]);
+		expectNoKeyInLogs([apiKey, bearerPasted]);
 	});
 });
