@@ -1,29 +1,19 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * Reads what n8n stored in its SQLite database. Run it with the cached Node 24 binary, because
- * the sqlite3 addon in the cache is compiled for it (the harness does this for you):
+ * Reads what n8n stored in its SQLite database, with the cached Node 24 binary (the sqlite3
+ * addon in the cache is compiled for it; db.ts runs it). One JSON document on stdout:
  *
- *   <node24> db-query.js <database.sqlite> dump [table...]     every row of every (or the named)
- *                                                              table as text, for secret scans
- *   <node24> db-query.js <database.sqlite> executions [workflowId]
- *                                                              stored executions, newest first,
- *                                                              with `data` decoded from flatted
+ *   <node24> db-query.js <database.sqlite> dump                   every row of every table
+ *   <node24> db-query.js <database.sqlite> executions [workflowId] newest first, data decoded
  *
- * Output is one JSON document on stdout. Module paths come from LCA_N8N_MODULES (the cache's
- * n8n/node_modules), so nothing has to be installed in the repo.
+ * Module paths come from LCA_N8N_MODULES (the cache's n8n/node_modules).
  */
 const path = require('path');
 
 const modules = process.env.LCA_N8N_MODULES;
-if (!modules) fail('LCA_N8N_MODULES is not set (path to the cached n8n/node_modules)');
 const sqlite3 = require(path.join(modules, 'sqlite3'));
 const flatted = require(path.join(modules, 'flatted'));
-
-function fail(message) {
-	process.stderr.write(`db-query: ${message}\n`);
-	process.exit(2);
-}
 
 function all(db, sql, params = []) {
 	return new Promise((resolve, reject) =>
@@ -31,15 +21,12 @@ function all(db, sql, params = []) {
 	);
 }
 
-async function dump(db, only) {
-	const tables = (await all(db, "SELECT name FROM sqlite_master WHERE type = 'table'"))
-		.map((row) => row.name)
-		.filter((name) => only.length === 0 || only.includes(name));
+async function dump(db) {
 	const out = {};
-	for (const table of tables) {
+	for (const { name } of await all(db, "SELECT name FROM sqlite_master WHERE type = 'table'")) {
 		// Buffers (blobs) become text too, so a secret stored in a blob column is still found.
-		const rows = await all(db, `SELECT * FROM "${table.replace(/"/g, '""')}"`);
-		out[table] = rows.map((row) =>
+		const rows = await all(db, `SELECT * FROM "${name.replace(/"/g, '""')}"`);
+		out[name] = rows.map((row) =>
 			Object.fromEntries(
 				Object.entries(row).map(([k, v]) => [k, Buffer.isBuffer(v) ? v.toString('utf8') : v]),
 			),
@@ -49,13 +36,12 @@ async function dump(db, only) {
 }
 
 async function executions(db, workflowId) {
-	const where = workflowId ? 'WHERE e."workflowId" = ?' : '';
 	const rows = await all(
 		db,
-		`SELECT e.id, e."workflowId", e.status, e.mode, e.finished, e."startedAt", e."stoppedAt",
+		`SELECT e.id, e."workflowId", e.status, e.mode,
 			d.data AS rawData, d."workflowData" AS rawWorkflowData
 		FROM execution_entity e LEFT JOIN execution_data d ON d."executionId" = e.id
-		${where} ORDER BY CAST(e.id AS INTEGER) DESC`,
+		${workflowId ? 'WHERE e."workflowId" = ?' : ''} ORDER BY CAST(e.id AS INTEGER) DESC`,
 		workflowId ? [workflowId] : [],
 	);
 	// n8n stores run data serialised with `flatted` (it allows circular references).
@@ -63,10 +49,7 @@ async function executions(db, workflowId) {
 }
 
 async function main() {
-	const [file, mode, ...rest] = process.argv.slice(2);
-	if (!file || !['dump', 'executions'].includes(mode)) {
-		fail('usage: db-query.js <database.sqlite> dump [table...] | executions [workflowId]');
-	}
+	const [file, mode, workflowId] = process.argv.slice(2);
 	const db = await new Promise((resolve, reject) => {
 		const handle = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (err) =>
 			err ? reject(err) : resolve(handle),
@@ -75,11 +58,14 @@ async function main() {
 	try {
 		// n8n may be writing at the same time; wait for its locks instead of failing.
 		db.configure('busyTimeout', 10000);
-		const result = mode === 'dump' ? await dump(db, rest) : await executions(db, rest[0]);
+		const result = mode === 'dump' ? await dump(db) : await executions(db, workflowId);
 		process.stdout.write(JSON.stringify(result));
 	} finally {
 		db.close();
 	}
 }
 
-main().catch((err) => fail(err.stack || String(err)));
+main().catch((err) => {
+	process.stderr.write(`db-query: ${err.stack || String(err)}\n`);
+	process.exit(2);
+});

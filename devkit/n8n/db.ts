@@ -53,13 +53,10 @@ export function readStoredExecutions(
 }
 
 /**
- * Every row of the given tables (default: all tables) as one string, for "this secret is never
- * stored" assertions. execution_entity + execution_data hold executions; credentials_entity holds
- * credentials encrypted, so a plaintext key must not show up anywhere.
+ * Every row of every table as one string, for "this secret is never stored" assertions.
+ * execution_entity + execution_data hold executions; credentials_entity holds credentials
+ * encrypted, so a plaintext key must not show up anywhere.
  */
-export async function readDatabaseText(
-	sandbox: N8nSandbox,
-	tables: string[] = [],
-): Promise<string> {
-	return JSON.stringify(await query<Record<string, unknown[]>>(sandbox, ['dump', ...tables]));
+export async function readDatabaseText(sandbox: N8nSandbox): Promise<string> {
+	return JSON.stringify(await query<Record<string, unknown[]>>(sandbox, ['dump']));
 }

@@ -1,14 +1,6 @@
 /** Real-n8n end-to-end harness: see README.md in this folder. */
-export {
-	ensureN8n,
-	n8nModulesDir,
-	N8N_MAJOR,
-	N8N_VERSION,
-	NODE24_VERSION,
-	REPO_DIR,
-	type N8nInstall,
-} from './n8n-install';
-export { createN8nSandbox, runN8nCli, type N8nSandbox, type SandboxOptions } from './sandbox';
+export { N8N_MAJOR, N8N_VERSION, NODE24_VERSION, REPO_DIR } from './n8n-install';
+export { createN8nSandbox, type N8nSandbox, type SandboxOptions } from './sandbox';
 export { packAndInstall, type InstalledPackage } from './pack';
 export {
 	isFinished,
@@ -22,7 +14,6 @@ export {
 	OWNER,
 	startN8nServer,
 	toWebhookWorkflow,
-	type CredentialTestResult,
 	type PublicationStatus,
 	type ServerRunResult,
 } from './server';
@@ -30,14 +21,6 @@ export {
 	nodeOutput,
 	type CredentialJson,
 	type NodeExecutionItem,
-	type RunData,
-	type TaskData,
 	type WorkflowJson,
 } from './types';
-export {
-	startN8nQueue,
-	type N8nQueue,
-	type N8nWorker,
-	type QueueExecution,
-	type QueueOptions,
-} from './queue';
+export { startN8nQueue, type N8nQueue } from './queue';

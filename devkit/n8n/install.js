@@ -10,7 +10,7 @@
  * isolated-vm) has no prebuilt binary we can fetch, so it is compiled against Node 24 headers.
  *
  * Usage: node devkit/n8n/install.js [--print-env]   (or require() it and call ensureN8n()).
- * Env: LCA_N8N_VERSION picks the n8n release (default DEFAULT_N8N_VERSION; one cache folder per
+ * Env: LCA_N8N_VERSION picks the n8n release (default 2.40.7; one cache folder per
  * version), LCA_N8N_CACHE overrides the cache folder.
  */
 const { spawn } = require('child_process');
@@ -19,20 +19,17 @@ const os = require('os');
 const path = require('path');
 
 /** The n8n release the suites run on unless LCA_N8N_VERSION names another (tested: 1.123.x, 2.40.x). */
-const DEFAULT_N8N_VERSION = '2.40.7';
-const N8N_VERSION = process.env.LCA_N8N_VERSION || DEFAULT_N8N_VERSION;
+const N8N_VERSION = process.env.LCA_N8N_VERSION || '2.40.7';
 const N8N_MAJOR = Number(N8N_VERSION.split('.')[0]);
 const NODE_VERSION = '24.11.1';
-const CACHE_KEY = `n8n-${N8N_VERSION}-node${NODE_VERSION}`;
 const MARKER = '.install-complete.json';
 // Bump when the install recipe changes so stale caches are rebuilt.
 const RECIPE = 1;
 
 function cacheDir() {
-	return (
-		process.env.LCA_N8N_CACHE ||
-		path.join(os.homedir(), '.cache', 'n8n-nodes-lead-call-access', CACHE_KEY)
-	);
+	const key = `n8n-${N8N_VERSION}-node${NODE_VERSION}`;
+	const root = path.join(os.homedir(), '.cache', 'n8n-nodes-lead-call-access');
+	return process.env.LCA_N8N_CACHE || path.join(root, key);
 }
 
 function paths(dir = cacheDir()) {
@@ -43,7 +40,6 @@ function paths(dir = cacheDir()) {
 		node24Path: path.join(node24Dir, 'bin', 'node'),
 		n8nDir: path.join(dir, 'n8n'),
 		n8nBin: path.join(dir, 'n8n', 'node_modules', 'n8n', 'bin', 'n8n'),
-		sqlite3Dir: path.join(dir, 'n8n', 'node_modules', 'sqlite3'),
 		logFile: path.join(dir, 'install.log'),
 	};
 }
@@ -87,31 +83,13 @@ function run(step, cmd, args, opts, p) {
 	});
 }
 
-function npmCli() {
-	// The npm that ships with the Node running this script; works for any target dir.
-	const guess = path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm');
-	return fs.existsSync(path.join(guess, 'bin', 'npm-cli.js')) ? guess : null;
-}
+// The npm that ships with the Node running this script, and the node-gyp bundled with it.
+const NPM_DIR = path.join(path.dirname(process.execPath), '..', 'lib', 'node_modules', 'npm');
 
 function npm(args, cwd, p, step) {
-	const cli = npmCli();
 	const base = ['--no-audit', '--no-fund', '--loglevel=warn', '--ignore-scripts'];
-	return cli
-		? run(
-				step,
-				process.execPath,
-				[path.join(cli, 'bin', 'npm-cli.js'), ...args, ...base],
-				{ cwd },
-				p,
-			)
-		: run(step, 'npm', [...args, ...base], { cwd }, p);
-}
-
-function nodeGyp() {
-	const cli = npmCli();
-	const bundled = cli && path.join(cli, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
-	if (bundled && fs.existsSync(bundled)) return bundled;
-	throw new Error('node-gyp not found (expected the copy bundled with npm)');
+	const cli = path.join(NPM_DIR, 'bin', 'npm-cli.js');
+	return run(step, process.execPath, [cli, ...args, ...base], { cwd }, p);
 }
 
 function writeJson(file, value) {
@@ -148,41 +126,20 @@ const STEPS = [
 			await npm(['install'], p.n8nDir, p, 'installing n8n (large, a few minutes)');
 		},
 	},
-	{
-		name: 'build sqlite3 from source against Node 24 headers (about a minute)',
-		async run(p) {
-			await buildNative(p, p.sqlite3Dir, 'building sqlite3');
-		},
-	},
 	// n8n 1.x loads isolated-vm at startup (2.x only on demand, so it is left unbuilt there).
-	...(N8N_MAJOR < 2
-		? [
-				{
-					name: 'build isolated-vm from source against Node 24 headers (a few minutes)',
-					async run(p) {
-						await buildNative(
-							p,
-							path.join(p.n8nDir, 'node_modules', 'isolated-vm'),
-							'building isolated-vm',
-						);
-					},
-				},
-			]
-		: []),
+	...['sqlite3', ...(N8N_MAJOR < 2 ? ['isolated-vm'] : [])].map((module) => ({
+		name: `build ${module} from source against Node 24 headers (a minute or more)`,
+		run: (p) => buildNative(p, path.join(p.n8nDir, 'node_modules', module), `building ${module}`),
+	})),
 ];
 
 /** node-gyp rebuild with the Node 24 binary and headers (the ~/.npmrc nodedir is not used). */
 async function buildNative(p, moduleDir, step) {
 	const env = { ...process.env, PATH: `${path.dirname(p.node24Path)}:${process.env.PATH}` };
 	delete env.npm_config_nodedir;
-	const jobs = String(Math.max(1, os.cpus().length));
-	await run(
-		step,
-		p.node24Path,
-		[nodeGyp(), 'rebuild', `--nodedir=${p.node24Dir}`, `--jobs=${jobs}`, '--release'],
-		{ cwd: moduleDir, env },
-		p,
-	);
+	const nodeGyp = path.join(NPM_DIR, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js');
+	const args = ['rebuild', `--nodedir=${p.node24Dir}`, `--jobs=${os.cpus().length}`, '--release'];
+	await run(step, p.node24Path, [nodeGyp, ...args], { cwd: moduleDir, env }, p);
 }
 
 /**
@@ -270,17 +227,7 @@ async function ensureN8n() {
 	);
 }
 
-module.exports = {
-	ensureN8n,
-	withFolderLock,
-	isComplete,
-	paths,
-	cacheDir,
-	N8N_VERSION,
-	DEFAULT_N8N_VERSION,
-	NODE_VERSION,
-	CACHE_KEY,
-};
+module.exports = { ensureN8n, withFolderLock, isComplete, cacheDir, N8N_VERSION, NODE_VERSION };
 
 if (require.main === module) {
 	ensureN8n().then(

@@ -8,23 +8,20 @@ export interface N8nInstall {
 	cacheDir: string;
 }
 
-interface InstallModule {
+export const REPO_DIR = path.resolve(__dirname, '..', '..');
+
+// The installer is plain CommonJS so it runs without a build or ts-node; load it untyped.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const installer = require('./install.js') as {
 	ensureN8n(): Promise<N8nInstall>;
 	withFolderLock<T>(
 		lock: string,
 		fn: () => Promise<T>,
 		options?: { pollMs?: number; onWait?: () => void },
 	): Promise<T>;
-	isComplete(): boolean;
 	N8N_VERSION: string;
 	NODE_VERSION: string;
-}
-
-export const REPO_DIR = path.resolve(__dirname, '..', '..');
-
-// The installer is plain CommonJS so it runs without a build or ts-node; load it untyped.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const installer = require('./install.js') as InstallModule;
+};
 
 /** The n8n release the harness runs: LCA_N8N_VERSION, else the default of install.js. */
 export const N8N_VERSION = installer.N8N_VERSION;
@@ -41,9 +38,8 @@ export function ensureN8n(): Promise<N8nInstall> {
 }
 
 /** The cached n8n/node_modules folder (sqlite3, flatted ... for helper scripts). */
-export function n8nModulesDir(install: N8nInstall): string {
-	return path.join(install.cacheDir, 'n8n', 'node_modules');
-}
+export const n8nModulesDir = (install: N8nInstall) =>
+	path.join(install.cacheDir, 'n8n', 'node_modules');
 
 /** A cross-process lock held while `fn` runs (a folder holding the holder's pid). */
 export const withFolderLock = installer.withFolderLock;

@@ -14,11 +14,11 @@ export interface InstalledPackage {
 	tarballName: string;
 }
 
-async function npm(args: string[], cwd: string): Promise<string> {
-	const result = await runProcess('npm', args, { cwd, env: process.env, timeoutMs: 300_000 });
+async function run(cmd: string, args: string[], cwd: string): Promise<string> {
+	const result = await runProcess(cmd, args, { cwd, env: process.env, timeoutMs: 300_000 });
 	if (result.code !== 0) {
 		throw new Error(
-			`npm ${args.join(' ')} failed in ${cwd} (exit ${result.code}):\n${result.stderr}`,
+			`${cmd} ${args.join(' ')} failed in ${cwd} (exit ${result.code}):\n${result.stderr}`,
 		);
 	}
 	return result.stdout;
@@ -37,66 +37,38 @@ export async function packAndInstall(
 	userFolder: string,
 ): Promise<InstalledPackage> {
 	const packDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lca-pack-'));
-	// --ignore-scripts: pack must not rebuild; the caller runs `npm run build` first.
-	const [info] = JSON.parse(
-		await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', packDir], repoDir),
-	) as Array<{ name: string; version: string; filename: string }>;
-	const tarball = path.join(packDir, path.basename(info.filename));
 	try {
-		return await installTarball(tarball, info, userFolder);
+		// --ignore-scripts: pack must not rebuild; the caller runs `npm run build` first.
+		const packArgs = ['pack', '--json', '--ignore-scripts', '--pack-destination', packDir];
+		const [{ name, version, filename }] = JSON.parse(await run('npm', packArgs, repoDir)) as Array<
+			Record<'name' | 'version' | 'filename', string>
+		>;
+		const tarballName = path.basename(filename);
+		const nodesDir = path.join(userFolder, '.n8n', 'nodes');
+		const packageDir = path.join(nodesDir, 'node_modules', name);
+		fs.rmSync(packageDir, { recursive: true, force: true });
+		fs.mkdirSync(packageDir, { recursive: true });
+		const tarball = path.join(packDir, tarballName);
+		await run('tar', ['-xzf', tarball, '-C', packageDir, '--strip-components=1'], packDir);
+
+		const pkgFile = path.join(packageDir, 'package.json');
+		// eslint-disable-next-line @typescript-eslint/no-unused-vars
+		const { devDependencies, peerDependencies, optionalDependencies, ...pkg } = JSON.parse(
+			fs.readFileSync(pkgFile, 'utf8'),
+		) as Record<string, unknown>;
+		fs.writeFileSync(pkgFile, JSON.stringify(pkg, null, 2));
+		const flags = ['--audit=false', '--fund=false', '--bin-links=false', '--package-lock=false'];
+		const shallow = ['--install-strategy=shallow', '--ignore-scripts=true'];
+		await run('npm', ['install', ...flags, ...shallow], packageDir);
+
+		const ledgerFile = path.join(nodesDir, 'package.json');
+		const ledger = fs.existsSync(ledgerFile)
+			? (JSON.parse(fs.readFileSync(ledgerFile, 'utf8')) as { dependencies?: object })
+			: { name: 'installed-nodes', private: true, dependencies: {} };
+		ledger.dependencies = { ...ledger.dependencies, [name]: version };
+		fs.writeFileSync(ledgerFile, JSON.stringify(ledger, null, 2));
+		return { name, version, packageDir, tarballName };
 	} finally {
 		fs.rmSync(packDir, { recursive: true, force: true });
 	}
-}
-
-async function installTarball(
-	tarball: string,
-	info: { name: string; version: string; filename: string },
-	userFolder: string,
-): Promise<InstalledPackage> {
-	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
-	const packageDir = path.join(nodesDir, 'node_modules', info.name);
-	fs.rmSync(packageDir, { recursive: true, force: true });
-	fs.mkdirSync(packageDir, { recursive: true });
-	const result = await runProcess('tar', [
-		'-xzf',
-		tarball,
-		'-C',
-		packageDir,
-		'--strip-components=1',
-	]);
-	if (result.code !== 0) throw new Error(`tar failed: ${result.stderr}`);
-
-	const pkgFile = path.join(packageDir, 'package.json');
-	// eslint-disable-next-line @typescript-eslint/no-unused-vars
-	const { devDependencies, peerDependencies, optionalDependencies, ...pkg } = JSON.parse(
-		fs.readFileSync(pkgFile, 'utf8'),
-	) as Record<string, unknown>;
-	fs.writeFileSync(pkgFile, JSON.stringify(pkg, null, 2));
-	await npm(
-		[
-			'install',
-			'--audit=false',
-			'--fund=false',
-			'--bin-links=false',
-			'--install-strategy=shallow',
-			'--ignore-scripts=true',
-			'--package-lock=false',
-		],
-		packageDir,
-	);
-
-	const ledgerFile = path.join(nodesDir, 'package.json');
-	const ledger = fs.existsSync(ledgerFile)
-		? (JSON.parse(fs.readFileSync(ledgerFile, 'utf8')) as { dependencies?: Record<string, string> })
-		: { name: 'installed-nodes', private: true, dependencies: {} };
-	ledger.dependencies = { ...ledger.dependencies, [info.name]: info.version };
-	fs.writeFileSync(ledgerFile, JSON.stringify(ledger, null, 2));
-
-	return {
-		name: info.name,
-		version: info.version,
-		packageDir,
-		tarballName: path.basename(tarball),
-	};
 }

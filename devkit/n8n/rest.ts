@@ -33,23 +33,17 @@ export class N8nRest {
 
 	/** First start: create the owner (this also logs in). Restart on the same folder: log in. */
 	protected async signIn() {
-		const setup = await fetch(`${this.baseUrl}/rest/owner/setup`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify(OWNER),
-		});
-		if (setup.ok) return this.keepCookie(setup);
-		const login = await fetch(`${this.baseUrl}/rest/login`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
-		});
-		if (!login.ok)
-			throw new Error(`n8n owner login failed: HTTP ${login.status} ${await login.text()}`);
-		this.keepCookie(login);
-	}
-
-	private keepCookie(res: Response) {
+		const post = (route: string, body: unknown) =>
+			fetch(`${this.baseUrl}/rest${route}`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify(body),
+			});
+		let res = await post('/owner/setup', OWNER);
+		if (!res.ok) {
+			res = await post('/login', { emailOrLdapLoginId: OWNER.email, password: OWNER.password });
+		}
+		if (!res.ok) throw new Error(`n8n owner login failed: HTTP ${res.status} ${await res.text()}`);
 		const auth = res.headers.getSetCookie().find((c) => c.startsWith('n8n-auth='));
 		if (!auth) throw new Error('n8n did not set the n8n-auth cookie');
 		this.cookie = auth.split(';')[0];
@@ -74,11 +68,8 @@ export class N8nRest {
 	 * assigned, so workflows referencing `credential.id` are rewritten to it.
 	 */
 	async createCredential(credential: CredentialJson): Promise<string> {
-		const { id } = await this.rest<{ id: string }>('POST', '/credentials', {
-			name: credential.name,
-			type: credential.type,
-			data: credential.data,
-		});
+		const { name, type, data } = credential;
+		const { id } = await this.rest<{ id: string }>('POST', '/credentials', { name, type, data });
 		this.credentialIds.set(credential.id, id);
 		return id;
 	}
@@ -93,9 +84,16 @@ export class N8nRest {
 
 	/** Creates and publishes (activates) a workflow; returns its id. */
 	async deployWorkflow(workflow: WorkflowJson): Promise<string> {
-		const nodes = workflow.nodes.map((node) => ({
+		// Credentials by the ids n8n assigned them.
+		const remap = (ref: { id: string; name: string }) => ({
+			...ref,
+			id: this.credentialIds.get(ref.id) ?? ref.id,
+		});
+		const nodes = workflow.nodes.map(({ credentials, ...node }) => ({
 			...node,
-			credentials: node.credentials && this.remapCredentials(node.credentials),
+			credentials:
+				credentials &&
+				Object.fromEntries(Object.entries(credentials).map(([type, ref]) => [type, remap(ref)])),
 		}));
 		const created = await this.rest<{ id: string; versionId: string }>('POST', '/workflows', {
 			name: workflow.name,
@@ -149,13 +147,10 @@ export class N8nRest {
 			);
 			if (N8N_MAJOR >= 2 || !failed) throw error;
 			const triggers = nodes.filter((node) => /trigger$/i.test(node.type));
+			const status = 'failed';
 			return {
-				status: 'failed',
-				triggers: triggers.map((node) => ({
-					nodeId: node.id,
-					status: 'failed',
-					errorMessage: failed[1],
-				})),
+				status,
+				triggers: triggers.map(({ id }) => ({ nodeId: id, status, errorMessage: failed[1] })),
 			};
 		}
 		return await this.publicationStatus(workflowId);
@@ -186,15 +181,6 @@ export class N8nRest {
 			...(workflowData ? { workflowData } : {}),
 		});
 		return executionId;
-	}
-
-	private remapCredentials(creds: Record<string, { id: string; name: string }>) {
-		return Object.fromEntries(
-			Object.entries(creds).map(([type, ref]) => [
-				type,
-				{ ...ref, id: this.credentialIds.get(ref.id) ?? ref.id },
-			]),
-		);
 	}
 }
 

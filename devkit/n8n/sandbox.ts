@@ -5,15 +5,13 @@ import * as os from 'os';
 import * as path from 'path';
 
 import { ensureN8n, N8N_MAJOR, type N8nInstall } from './n8n-install';
-import { freePort, runProcess, type RunResult } from './process';
+import { freePort } from './process';
 
 export interface SandboxOptions {
 	/** Where n8n keeps binary data; `filesystem` (default) writes under the user folder. */
 	binaryDataMode?: 'filesystem' | 'database';
 	/** Extra env vars, applied last (they win). */
 	env?: Record<string, string>;
-	/** Keep the folder after cleanup() (debugging). Also forced by LCA_E2E_KEEP=1. */
-	keep?: boolean;
 }
 
 export interface N8nSandbox {
@@ -24,10 +22,10 @@ export interface N8nSandbox {
 	filesDir: string;
 	/** SQLite database n8n writes executions, workflows and credentials to. */
 	databaseFile: string;
-	encryptionKey: string;
 	/** Port `n8n start` listens on (127.0.0.1); the task broker gets its own port. */
 	port: number;
 	env: NodeJS.ProcessEnv;
+	/** Removes the folder, unless LCA_E2E_KEEP=1 (debugging). */
 	cleanup(): void;
 }
 
@@ -52,7 +50,6 @@ export async function createN8nSandbox(options: SandboxOptions = {}): Promise<N8
 	const filesDir = path.join(userFolder, 'files');
 	fs.mkdirSync(path.join(userFolder, '.n8n'), { recursive: true });
 	fs.mkdirSync(filesDir);
-	const encryptionKey = randomBytes(24).toString('hex');
 	const [port, brokerPort] = [await freePort(), await freePort()];
 
 	const inherited = Object.fromEntries(
@@ -65,7 +62,7 @@ export async function createN8nSandbox(options: SandboxOptions = {}): Promise<N8
 		NODE_ENV: 'production',
 		N8N_USER_FOLDER: userFolder,
 		// Known key: no generated config file race between parallel CLI calls.
-		N8N_ENCRYPTION_KEY: encryptionKey,
+		N8N_ENCRYPTION_KEY: randomBytes(24).toString('hex'),
 		N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'true',
 		DB_TYPE: 'sqlite',
 		// 1.x defaults to one shared SQLite connection, on which concurrent REST calls race
@@ -120,30 +117,16 @@ export async function createN8nSandbox(options: SandboxOptions = {}): Promise<N8
 		...options.env,
 	};
 
-	const keep = options.keep || process.env.LCA_E2E_KEEP === '1';
+	const keep = process.env.LCA_E2E_KEEP === '1';
 	return {
 		install,
 		userFolder,
 		filesDir,
 		databaseFile: path.join(userFolder, '.n8n', 'database.sqlite'),
-		encryptionKey,
 		port,
 		env,
 		cleanup: () => {
 			if (!keep) fs.rmSync(userFolder, { recursive: true, force: true });
 		},
 	};
-}
-
-/** Runs `n8n <args>` with the sandbox env and the cached Node 24. */
-export function runN8nCli(
-	sandbox: N8nSandbox,
-	args: string[],
-	timeoutMs = 120_000,
-): Promise<RunResult> {
-	return runProcess(sandbox.install.node24Path, [sandbox.install.n8nBin, ...args], {
-		cwd: sandbox.userFolder,
-		env: sandbox.env,
-		timeoutMs,
-	});
 }

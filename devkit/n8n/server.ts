@@ -1,21 +1,20 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/require-node-api-error -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * One `n8n start` process on 127.0.0.1:<sandbox.port>, driven over its REST API as the owner
  * (rest.ts). Start-up cost is paid once; every workflow run after that is an HTTP call, and
  * concurrent runs share the process (module-level state in a node, e.g. a rate limiter, is
  * shared too).
  */
-import { spawn, type ChildProcess } from 'child_process';
 import { randomUUID } from 'crypto';
-import * as fs from 'fs';
 import * as path from 'path';
 
 import { isFinished, readStoredExecutions, type StoredExecution } from './db';
+import { ChildService } from './process';
 import { N8nRest } from './rest';
 import type { N8nSandbox } from './sandbox';
 import type { CredentialJson, RunData, WorkflowJson } from './types';
 
-export { OWNER, type CredentialTestResult, type PublicationStatus } from './rest';
+export { OWNER, type PublicationStatus } from './rest';
 
 export interface ServerRunResult {
 	workflowId: string;
@@ -27,28 +26,40 @@ export interface ServerRunResult {
 	stored: StoredExecution;
 }
 
-export class N8nServer extends N8nRest {
-	readonly logFile: string;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+export class N8nServer extends N8nRest {
 	private constructor(
 		readonly sandbox: N8nSandbox,
-		private readonly child: ChildProcess,
+		private readonly service: ChildService,
 	) {
 		super(`http://127.0.0.1:${sandbox.port}`);
-		this.logFile = path.join(sandbox.userFolder, 'n8n-server.log');
+	}
+
+	get logFile(): string {
+		return this.service.logFile;
 	}
 
 	static async start(sandbox: N8nSandbox, timeoutMs = 120_000): Promise<N8nServer> {
-		const log = fs.openSync(path.join(sandbox.userFolder, 'n8n-server.log'), 'a');
-		const child = spawn(sandbox.install.node24Path, [sandbox.install.n8nBin, 'start'], {
-			cwd: sandbox.userFolder,
-			env: { ...sandbox.env, N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' },
-			stdio: ['ignore', log, log],
-		});
-		fs.closeSync(log);
-		const server = new N8nServer(sandbox, child);
+		const service = ChildService.spawn(
+			'n8n start',
+			sandbox.install.node24Path,
+			[sandbox.install.n8nBin, 'start'],
+			{
+				logFile: path.join(sandbox.userFolder, 'n8n-server.log'),
+				cwd: sandbox.userFolder,
+				env: { ...sandbox.env, N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' },
+			},
+		);
+		const server = new N8nServer(sandbox, service);
 		try {
-			await server.waitUntilReady(timeoutMs);
+			// 1.x reports ready once the database is migrated, before its REST routes exist:
+			// wait for one of them too (the settings the editor loads before signing in).
+			const ok = async (route: string) => (await fetch(`${server.baseUrl}${route}`)).ok;
+			await service.waitUntil(
+				async () => (await ok('/healthz/readiness')) && (await ok('/rest/settings')),
+				timeoutMs,
+			);
 			await server.signIn();
 		} catch (err) {
 			await server.stop();
@@ -57,43 +68,19 @@ export class N8nServer extends N8nRest {
 		return server;
 	}
 
-	private async waitUntilReady(timeoutMs: number) {
-		const deadline = Date.now() + timeoutMs;
-		while (Date.now() < deadline) {
-			if (this.child.exitCode !== null) {
-				throw new Error(`n8n start exited with ${this.child.exitCode}; see ${this.logFile}`);
-			}
-			try {
-				// 1.x reports ready once the database is migrated, before its REST routes exist:
-				// wait for one of them too (the settings the editor loads before signing in).
-				const ready = await fetch(`${this.baseUrl}/healthz/readiness`);
-				if (ready.ok && (await fetch(`${this.baseUrl}/rest/settings`)).ok) return;
-			} catch {
-				// not listening yet
-			}
-			await new Promise((r) => setTimeout(r, 250));
-		}
-		throw new Error(`n8n did not become ready within ${timeoutMs} ms; see ${this.logFile}`);
-	}
-
 	/** POSTs to a production webhook of an active workflow. */
-	async callWebhook(
-		webhookPath: string,
-		body: unknown = {},
-	): Promise<{ status: number; body: unknown }> {
+	async callWebhook(webhookPath: string, body: unknown = {}) {
 		const res = await fetch(`${this.baseUrl}/webhook/${webhookPath}`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
 			body: JSON.stringify(body),
 		});
 		const text = await res.text();
-		let parsed: unknown = text;
 		try {
-			parsed = JSON.parse(text);
+			return { status: res.status, body: JSON.parse(text) as unknown };
 		} catch {
-			// keep text
+			return { status: res.status, body: text as unknown };
 		}
-		return { status: res.status, body: parsed };
 	}
 
 	/**
@@ -106,16 +93,16 @@ export class N8nServer extends N8nRest {
 			const res = await this.callWebhook(webhookPath, body);
 			const unknown = res.status === 404 && JSON.stringify(res.body).includes('not registered');
 			if (!unknown || Date.now() > deadline) return res;
-			await new Promise((r) => setTimeout(r, 100));
+			await sleep(100);
 		}
 	}
 
 	/**
-	 * Runs a Manual-Trigger workflow (the same JSON `runWorkflow` of cli.ts takes): the trigger is
-	 * swapped for a Webhook node of the same name that answers when the last node finishes with
-	 * all its items. Differences from `n8n execute`: the trigger emits one item
-	 * {headers, params, query, body, webhookUrl, executionMode} instead of `{}` (body = `input`),
-	 * and the stored mode is `webhook`. Credentials are created first (ids remapped).
+	 * Runs a Manual-Trigger workflow: the trigger is swapped for a Webhook node of the same name
+	 * that answers when the last node finishes with all its items. Differences from a manual run:
+	 * the trigger emits one item {headers, params, query, body, webhookUrl, executionMode}
+	 * instead of `{}` (body = `input`), and the stored mode is `webhook`. Credentials are created
+	 * first (ids remapped).
 	 */
 	async runWorkflow(
 		workflow: WorkflowJson,
@@ -129,10 +116,7 @@ export class N8nServer extends N8nRest {
 	 * Deploys a Manual-Trigger workflow as `runWorkflow` does, once, to run it several times: the
 	 * runs share what n8n keeps per workflow (static data, the deduplication store).
 	 */
-	async deployRunnable(
-		workflow: WorkflowJson,
-		credentials: CredentialJson[] = [],
-	): Promise<{ workflowId: string; run(input?: unknown): Promise<ServerRunResult> }> {
+	async deployRunnable(workflow: WorkflowJson, credentials: CredentialJson[] = []) {
 		for (const credential of credentials) {
 			if (!this.credentialIds.has(credential.id)) await this.createCredential(credential);
 		}
@@ -153,69 +137,55 @@ export class N8nServer extends N8nRest {
 		return { workflowId, run };
 	}
 
-	/** The stored execution of a workflow once n8n has finished writing it. */
-	async waitForExecution(
-		workflowId: string,
-		timeoutMs = 30_000,
-		/** How many executions of the workflow there must be (the latest is returned). */
-		count = 1,
-	): Promise<StoredExecution> {
+	/** The latest stored execution of a workflow once n8n has finished `count` of them. */
+	async waitForExecution(workflowId: string, timeoutMs = 30_000, count = 1) {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
 			const executions = await readStoredExecutions(this.sandbox, workflowId);
 			const [latest] = executions;
 			if (latest && isFinished(latest) && executions.length >= count) return latest;
 			if (Date.now() > deadline) throw new Error(`no finished execution of ${workflowId} stored`);
-			await new Promise((r) => setTimeout(r, 200));
+			await sleep(200);
 		}
 	}
 
 	/** SIGKILL, as a crash or the OOM killer ends n8n: no graceful shutdown, nothing finished. */
-	async kill(): Promise<void> {
-		if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-		const exited = new Promise<void>((r) => this.child.once('exit', () => r()));
-		this.child.kill('SIGKILL');
-		await exited;
+	kill(): Promise<void> {
+		return this.service.stop('SIGKILL');
 	}
 
 	/** SIGTERM, then SIGKILL if n8n has not exited after `graceMs`. */
-	async stop(graceMs = 15_000): Promise<void> {
-		if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-		const exited = new Promise<void>((r) => this.child.once('exit', () => r()));
-		this.child.kill('SIGTERM');
-		const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
-		await exited;
-		clearTimeout(timer);
+	stop(graceMs = 15_000): Promise<void> {
+		return this.service.stop('SIGTERM', graceMs);
 	}
 }
 
-/** Replaces every Manual Trigger by a Webhook node with the same name (connections unchanged). */
+/** Replaces the Manual Trigger by a Webhook node with the same name (connections unchanged). */
 export function toWebhookWorkflow(workflow: WorkflowJson, hookPath: string): WorkflowJson {
-	let replaced = 0;
+	const triggers = workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.manualTrigger');
+	if (triggers.length !== 1)
+		throw new Error(`expected one Manual Trigger, found ${triggers.length}`);
+	const parameters = {
+		httpMethod: 'POST',
+		path: hookPath,
+		responseMode: 'lastNode',
+		responseData: 'allEntries',
+		options: {},
+	};
+	const webhook = {
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		webhookId: hookPath,
+		parameters,
+	};
 	const nodes = workflow.nodes.map((node) => {
-		if (node.type !== 'n8n-nodes-base.manualTrigger') return node;
-		replaced++;
-		return {
-			id: node.id,
-			name: node.name,
-			position: node.position,
-			type: 'n8n-nodes-base.webhook',
-			typeVersion: 2,
-			webhookId: hookPath,
-			parameters: {
-				httpMethod: 'POST',
-				path: hookPath,
-				responseMode: 'lastNode',
-				responseData: 'allEntries',
-				options: {},
-			},
-		};
+		if (node !== triggers[0]) return node;
+		return { id: node.id, name: node.name, position: node.position, ...webhook };
 	});
-	if (replaced !== 1) throw new Error(`expected exactly one Manual Trigger, found ${replaced}`);
 	return { ...workflow, nodes };
 }
 
-/** Convenience: start a server on a sandbox. Call `stop()` in afterAll. */
+/** Starts n8n on a sandbox. Call `stop()` in afterAll. */
 export function startN8nServer(sandbox: N8nSandbox, timeoutMs?: number): Promise<N8nServer> {
 	return N8nServer.start(sandbox, timeoutMs);
 }

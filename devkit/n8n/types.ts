@@ -6,13 +6,10 @@ export interface NodeExecutionItem {
 		string,
 		{ mimeType?: string; fileName?: string; id?: string; [k: string]: unknown }
 	>;
-	pairedItem?: unknown;
-	error?: unknown;
 	[k: string]: unknown;
 }
 
-export interface TaskData {
-	executionStatus?: string;
+interface TaskData {
 	/** `main[outputIndex]` is the item list of that output (index 1 = error output when enabled). */
 	data?: { main?: Array<NodeExecutionItem[] | null> };
 	error?: { message?: string; description?: string; [k: string]: unknown };
@@ -26,7 +23,6 @@ export interface RunData {
 	data: {
 		resultData: {
 			runData: Record<string, TaskData[]>;
-			lastNodeExecuted?: string;
 			error?: { message?: string; [k: string]: unknown };
 		};
 		[k: string]: unknown;

@@ -11,7 +11,8 @@
 import { sleep } from 'n8n-workflow';
 import { buildAndInstall } from '../../devkit/demo/build';
 import {
-	CREDENTIAL_TYPE,
+	credentialJson,
+	leads,
 	nodeWorkflow,
 	parameters,
 	triggerWorkflow,
@@ -21,7 +22,6 @@ import {
 	createN8nSandbox,
 	startN8nQueue,
 	toWebhookWorkflow,
-	type CredentialJson,
 	type N8nQueue,
 	type N8nSandbox,
 } from '../../devkit/n8n';
@@ -50,30 +50,19 @@ afterAll(async () => {
 	sandbox?.cleanup();
 });
 
-const leads = (count: number, from: number) =>
-	Array.from({ length: count }, (_, i) => ({
-		phone: `+1415556${String(from + i).padStart(4, '0')}`,
-		name: `Queue Lead ${from + i}`,
-	}));
-
 /**
  * Two executions at once, one per worker, each importing its own leads: every lead imported
  * exactly once, as n8n and the server see it. Returns how many requests the server refused.
  */
 async function importOnBothWorkers(id: string, from: number): Promise<number> {
 	const [n8n, api] = [queue as N8nQueue, emulator as Emulator];
-	const credential: CredentialJson = {
-		id,
-		name: `Lead & Call Access (${id})`,
-		type: CREDENTIAL_TYPE,
-		data: {
-			baseUrl: api.baseUrl,
-			apiKey: DEMO_KEYS.full,
-			requestsPerMinute: REQUESTS_PER_MINUTE,
-			// Hidden field: the credential's budget window, as short as the server's.
-			rateWindowSeconds: LIMIT.windowMs / 1000,
-		},
-	};
+	const credential = credentialJson(id, {
+		baseUrl: api.baseUrl,
+		apiKey: DEMO_KEYS.full,
+		requestsPerMinute: REQUESTS_PER_MINUTE,
+		// Hidden field: the credential's budget window, as short as the server's.
+		rateWindowSeconds: LIMIT.windowMs / 1000,
+	});
 	await n8n.main.createCredential(credential);
 	const hookPath = `${id}-${Date.now()}`;
 	const workflow = nodeWorkflow({
@@ -138,12 +127,10 @@ test("the same with a server that states the key's budget: the workers read one 
 test('the trigger in queue mode: the main polls and holds calls whose recording is processing; a worker runs each call once, with its file', async () => {
 	const [n8n, api] = [queue as N8nQueue, emulator as Emulator];
 	api.setRateLimit(false);
-	const credential: CredentialJson = {
-		id: 'queue-trigger',
-		name: 'Lead & Call Access (queue trigger)',
-		type: CREDENTIAL_TYPE,
-		data: { baseUrl: api.baseUrl, apiKey: DEMO_KEYS.full, requestsPerMinute: 0 },
-	};
+	const credential = credentialJson('queue-trigger', {
+		baseUrl: api.baseUrl,
+		apiKey: DEMO_KEYS.full,
+	});
 	await n8n.main.createCredential(credential);
 	const workflowId = await n8n.main.deployWorkflow(
 		// Never on schedule during the run (the default Poll Times): the test polls by re-publishing.
@@ -210,7 +197,11 @@ test('the trigger in queue mode: the main polls and holds calls whose recording 
 	expect(emitted[1][0].json.recordingStatus).toBe('none');
 	expect(emitted[2][0].json.recordingStatus).toBe('downloaded');
 	expect(emitted[2][0].binary?.data).toBeDefined();
-	expect(executions.map((execution) => execution.status)).toEqual(['success', 'success', 'success']);
+	expect(executions.map((execution) => execution.status)).toEqual([
+		'success',
+		'success',
+		'success',
+	]);
 	// The workers ran them.
 	expect(executions.every((execution) => n8n.workerOf(execution.id) !== undefined)).toBe(true);
 	api.setRecordingProcessing({ delayMs: 0 });

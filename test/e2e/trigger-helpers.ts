@@ -22,8 +22,6 @@ import {
 	startN8nServer,
 	type N8nSandbox,
 	type N8nServer,
-	type NodeExecutionItem,
-	type PublicationStatus,
 	type SandboxOptions,
 	type StoredExecution,
 	type WorkflowJson,
@@ -37,29 +35,17 @@ import {
 } from '../../devkit/emulator';
 import { CREDENTIAL_TYPE, TRIGGER_NAME } from '../../devkit/workflows';
 
-// The trigger's workflow is built in devkit/workflows.ts; the trigger suites import it from here.
-export {
-	NO_SCHEDULED_POLLS,
-	TRIGGER_NAME,
-	TRIGGER_TYPE,
-	pollTimesAtSeconds,
-	triggerWorkflow,
-	type TriggerWorkflowOptions,
-} from '../../devkit/workflows';
+export { pollTimesAtSeconds, triggerWorkflow } from '../../devkit/workflows';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** After an execution count is reached, how long to watch for one too many. */
 const SETTLE_MS = 750;
 
+/** The parts of the trigger's stored position (position.ts) the suites read. */
 interface StoredPosition {
-	version: number;
-	queryKey: string;
 	seenIds: string[];
-	newestCreatedAt?: string;
-	listOrder?: string;
-	tail?: { request?: unknown; ids: string[] };
-	heldCalls?: Array<{ call: Record<string, unknown>; heldSince: string }>;
+	heldCalls?: unknown[];
 }
 
 export class TriggerStage {
@@ -71,11 +57,7 @@ export class TriggerStage {
 		readonly emulator: Emulator,
 	) {}
 
-	/**
-	 * Builds the package if its sources changed since the last build (devkit/demo/build.ts
-	 * hashes them, under a lock shared with the other e2e files), installs the tarball into a
-	 * fresh n8n user folder and starts n8n and the emulator.
-	 */
+	/** Builds the package when changed (devkit/demo/build.ts), installs it, starts n8n and the emulator. */
 	static async open(
 		emulatorOptions: EmulatorOptions,
 		sandboxOptions: SandboxOptions = {},
@@ -93,18 +75,10 @@ export class TriggerStage {
 		}
 	}
 
-	/** Creates a Lead & Call Access credential (default: for the stage's emulator); returns its id. */
-	async createCredential(
-		name: string,
-		apiKey: string,
-		baseUrl = this.emulator.baseUrl,
-	): Promise<string> {
-		return await this.server.createCredential({
-			id: name,
-			name,
-			type: CREDENTIAL_TYPE,
-			data: { baseUrl, apiKey, requestsPerMinute: 0 },
-		});
+	/** Creates a Lead & Call Access credential for the stage's emulator; returns its id. */
+	async createCredential(name: string, apiKey: string, requestsPerMinute = 0): Promise<string> {
+		const data = { baseUrl: this.emulator.baseUrl, apiKey, requestsPerMinute };
+		return await this.server.createCredential({ id: name, name, type: CREDENTIAL_TYPE, data });
 	}
 
 	/** Edits the credential's key, as a user does after revoking or fixing it. */
@@ -120,7 +94,7 @@ export class TriggerStage {
 	async deploy(workflow: WorkflowJson): Promise<TriggerWorkflow> {
 		const deployed = new TriggerWorkflow(this, await this.server.deployWorkflow(workflow));
 		this.deployed.push(deployed);
-		await deployed.publication();
+		await this.server.publicationStatus(deployed.id);
 		return deployed;
 	}
 
@@ -155,23 +129,9 @@ export class TriggerWorkflow {
 		readonly id: string,
 	) {}
 
-	private rest<T>(method: string, route: string, body?: unknown): Promise<T> {
-		return this.stage.server.rest<T>(method, `/workflows/${this.id}${route}`, body);
-	}
-
-	/** The publication status once n8n has finished (un)publishing. */
-	publication(timeoutMs = 60_000): Promise<PublicationStatus> {
-		return this.stage.server.publicationStatus(this.id, timeoutMs);
-	}
-
 	async deactivate(): Promise<void> {
-		await this.rest('POST', '/deactivate', {});
-		await this.publication();
-	}
-
-	/** Publishes the current version; its activation runs one poll. */
-	async activate(): Promise<PublicationStatus> {
-		return await this.stage.server.activateWorkflow(this.id);
+		await this.stage.server.rest('POST', `/workflows/${this.id}/deactivate`, {});
+		await this.stage.server.publicationStatus(this.id);
 	}
 
 	/** One poll, now: unpublish and publish again. Fails when the poll (activation) fails. */
@@ -181,8 +141,11 @@ export class TriggerWorkflow {
 
 	/** The trigger's position as n8n stored it in the workflow's static data. */
 	async position(): Promise<StoredPosition | undefined> {
-		const { staticData } = await this.rest<{ staticData?: Record<string, unknown> }>('GET', '');
-		const node = staticData?.[`node:${TRIGGER_NAME}`] as { position?: StoredPosition } | undefined;
+		const route = `/workflows/${this.id}`;
+		const { staticData } = await this.stage.server.rest<{ staticData?: object }>('GET', route);
+		const node = (staticData as Record<string, { position?: StoredPosition }>)?.[
+			`node:${TRIGGER_NAME}`
+		];
 		return node?.position;
 	}
 
@@ -234,13 +197,8 @@ export class TriggerWorkflow {
 }
 
 /** Items a node output in a stored execution (default: the trigger, main output). */
-export function outputItems(
-	execution: StoredExecution,
-	nodeName = TRIGGER_NAME,
-	outputIndex = 0,
-): NodeExecutionItem[] {
-	return storedOutput(execution, nodeName, outputIndex);
-}
+export const outputItems = (execution: StoredExecution, nodeName = TRIGGER_NAME, outputIndex = 0) =>
+	storedOutput(execution, nodeName, outputIndex);
 
 /**
  * Call ids the trigger emitted in an execution, in emitting order. An execution n8n was killed in
@@ -259,26 +217,3 @@ export const oldestFirst = (calls: CallRecord[]): string[] =>
 /** The calls-list requests the API received since `mark` (an index into `emulator.requests`). */
 export const listRequestsSince = (emulator: Emulator, mark: number): RecordedRequest[] =>
 	emulator.requests.slice(mark).filter((request) => request.path === '/v1/calls');
-
-/**
- * Runs `fn` when the API receives its `nth` calls-list request from now on (1-based), before
- * answering it: the emulator logs each request on arrival, synchronously.
- */
-export function beforeListRequest(emulator: Emulator, nth: number, fn: () => void): void {
-	const log = emulator.requests;
-	const push = log.push;
-	let seen = 0;
-	log.push = (...records: RecordedRequest[]) => {
-		const length = push.apply(log, records);
-		for (const record of records) {
-			if (record.path !== '/v1/calls' || ++seen !== nth) continue;
-			log.push = push;
-			fn();
-		}
-		return length;
-	};
-}
-
-/** A creation time shared by several calls, a minute after the newest call so far. */
-export const aMinuteAfterNewest = (emulator: Emulator): string =>
-	new Date(Date.parse(emulator.calls[0].created_at) + 60_000).toISOString();

@@ -8,12 +8,11 @@
 import * as path from 'path';
 
 import { n8nModulesDir } from '../n8n-install';
-import { freePort } from '../process';
+import { ChildService, freePort } from '../process';
 import type { N8nSandbox } from '../sandbox';
 import { N8nServer } from '../server';
-import { ChildService, startPostgres, startRedis, type Postgres, type Redis } from './services';
-
-export { ChildService } from './services';
+import type { RunData } from '../types';
+import { startPostgres, startRedis, type Service } from './services';
 
 export interface QueueOptions {
 	workers: number;
@@ -22,7 +21,6 @@ export interface QueueOptions {
 	 * land on different workers, which is what "every worker busy" needs.
 	 */
 	concurrency?: number;
-	timeoutMs?: number;
 }
 
 export interface N8nWorker {
@@ -32,17 +30,9 @@ export interface N8nWorker {
 	executionIds(): string[];
 }
 
-export interface StoredResultData {
+type StoredResultData = Partial<RunData['data']['resultData']> & {
 	error?: { message?: string; description?: string };
-	runData?: Record<
-		string,
-		Array<{
-			data?: {
-				main?: Array<Array<{ json: Record<string, unknown>; binary?: Record<string, unknown> }>>;
-			};
-		}>
-	>;
-}
+};
 
 export interface QueueExecution {
 	id: string;
@@ -52,12 +42,8 @@ export interface QueueExecution {
 }
 
 export interface N8nQueue {
-	/** The sandbox with the queue-mode env every n8n process of this queue runs with. */
-	sandbox: N8nSandbox;
 	main: N8nServer;
 	workers: N8nWorker[];
-	postgres: Postgres;
-	redis: Redis;
 	/** Executions of a workflow as n8n stored them in Postgres (REST API, newest first). */
 	executions(workflowId: string): Promise<QueueExecution[]>;
 	/** The error message of the workflow's latest failed execution, if any. */
@@ -70,29 +56,9 @@ export interface N8nQueue {
 	stop(): Promise<void>;
 }
 
-function queueEnv(postgres: Postgres, redis: Redis): Record<string, string> {
-	return {
-		EXECUTIONS_MODE: 'queue',
-		DB_TYPE: 'postgresdb',
-		DB_POSTGRESDB_HOST: '127.0.0.1',
-		DB_POSTGRESDB_PORT: String(postgres.port),
-		DB_POSTGRESDB_DATABASE: postgres.database,
-		DB_POSTGRESDB_USER: postgres.user,
-		DB_POSTGRESDB_PASSWORD: '',
-		QUEUE_BULL_REDIS_HOST: '127.0.0.1',
-		QUEUE_BULL_REDIS_PORT: String(redis.port),
-		// Workers cannot read the main process's files: queue mode keeps binaries in the database.
-		N8N_DEFAULT_BINARY_DATA_MODE: 'database',
-		N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
-	};
-}
+const TIMEOUT_MS = 180_000;
 
-async function startWorker(
-	sandbox: N8nSandbox,
-	name: string,
-	concurrency: number,
-	timeoutMs: number,
-): Promise<N8nWorker> {
+async function startWorker(sandbox: N8nSandbox, name: string, concurrency: number) {
 	const [healthPort, brokerPort] = [await freePort(), await freePort()];
 	const service = ChildService.spawn(
 		name,
@@ -111,48 +77,13 @@ async function startWorker(
 			},
 		},
 	);
-	try {
-		await service.waitUntil(
-			async () => (await fetch(`http://127.0.0.1:${healthPort}/healthz/readiness`)).ok,
-			timeoutMs,
-		);
-	} catch (error) {
-		await service.stop();
-		throw error;
-	}
-	return {
+	const worker: N8nWorker = {
 		name,
 		service,
 		executionIds: () =>
 			[...service.log().matchAll(/Worker started execution (\d+)/g)].map((match) => match[1]),
 	};
-}
-
-async function listExecutions(main: N8nServer, workflowId: string): Promise<QueueExecution[]> {
-	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-	const page = await main.rest<{ results: QueueExecution[] }>(
-		'GET',
-		`/executions?filter=${filter}`,
-	);
-	return page.results;
-}
-
-type Stoppable = { stop(): Promise<void> } | { service: ChildService };
-
-/**
- * Waits for processes started together and records every one that started, as one layer of
- * `started`, before throwing the first failure: a failed start never leaves its siblings running.
- */
-async function startLayer<T extends Stoppable[]>(
-	started: Array<Array<{ stop(): Promise<void> }>>,
-	starting: { [K in keyof T]: Promise<T[K]> },
-): Promise<T> {
-	const settled = await Promise.allSettled(starting);
-	const parts = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-	started.push(parts.map((part) => ('stop' in part ? part : part.service)));
-	const failed = settled.find((result) => result.status === 'rejected');
-	if (failed) throw (failed as PromiseRejectedResult).reason;
-	return parts as T;
+	return { worker, ready: `http://127.0.0.1:${healthPort}/healthz/readiness` };
 }
 
 /**
@@ -163,7 +94,6 @@ export async function startN8nQueue(
 	baseSandbox: N8nSandbox,
 	options: QueueOptions,
 ): Promise<N8nQueue> {
-	const timeoutMs = options.timeoutMs ?? 180_000;
 	const logDir = baseSandbox.userFolder;
 	// Layers, stopped newest first (workers, then main, then the services they use); the
 	// processes of one layer stop at the same time.
@@ -174,23 +104,54 @@ export async function startN8nQueue(
 		}
 	};
 	try {
-		const [postgres, redis] = await startLayer(started, [
-			startPostgres(logDir),
-			startRedis(logDir),
-		]);
+		// Both are waited for, so a failure of one never leaves the other running.
+		const settled = await Promise.allSettled([startPostgres(logDir), startRedis(logDir)]);
+		started.push(
+			settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : [])),
+		);
+		const failed = settled.find((result) => result.status === 'rejected');
+		if (failed) throw failed.reason;
+		const [postgres, redis] = started[0] as Service[];
 		const sandbox: N8nSandbox = {
 			...baseSandbox,
-			env: { ...baseSandbox.env, ...queueEnv(postgres, redis) },
+			env: {
+				...baseSandbox.env,
+				EXECUTIONS_MODE: 'queue',
+				DB_TYPE: 'postgresdb',
+				DB_POSTGRESDB_HOST: '127.0.0.1',
+				DB_POSTGRESDB_PORT: String(postgres.port),
+				DB_POSTGRESDB_DATABASE: 'postgres',
+				DB_POSTGRESDB_USER: 'postgres',
+				DB_POSTGRESDB_PASSWORD: '',
+				QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+				QUEUE_BULL_REDIS_PORT: String(redis.port),
+				// Workers cannot read the main process's files: queue mode keeps binaries in the database.
+				N8N_DEFAULT_BINARY_DATA_MODE: 'database',
+				N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5',
+			},
 		};
 		// Main first: it creates the schema the workers expect.
-		const main = await N8nServer.start(sandbox, timeoutMs);
+		const main = await N8nServer.start(sandbox, TIMEOUT_MS);
 		started.push([main]);
-		const workers = await startLayer(
-			started,
-			Array.from({ length: options.workers }, (_, index) =>
-				startWorker(sandbox, `worker-${index + 1}`, options.concurrency ?? 10, timeoutMs),
+		const starting = Array.from({ length: options.workers }, (_, index) =>
+			startWorker(sandbox, `worker-${index + 1}`, options.concurrency ?? 10),
+		);
+		const spawned = await Promise.all(starting);
+		const workers = spawned.map(({ worker }) => worker);
+		started.push(workers.map((worker) => worker.service));
+		await Promise.all(
+			spawned.map(({ worker, ready }) =>
+				worker.service.waitUntil(async () => (await fetch(ready)).ok, TIMEOUT_MS),
 			),
 		);
+		const list = async (workflowId: string) => {
+			const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+			const page = await main.rest<{ results: QueueExecution[] }>(
+				'GET',
+				`/executions?filter=${filter}`,
+			);
+			return page.results;
+		};
 		const resultData = async (executionId: string) => {
 			const stored = await main.rest<{ data?: string }>('GET', `/executions/${executionId}`);
 			// Stored as flatted text; the flatted package comes with n8n.
@@ -201,18 +162,13 @@ export async function startN8nQueue(
 			return stored.data ? flatted.parse(stored.data).resultData : undefined;
 		};
 		return {
-			sandbox,
 			main,
 			workers,
-			postgres,
-			redis,
-			executions: (workflowId) => listExecutions(main, workflowId),
+			executions: list,
 			lastError: async (workflowId) => {
-				const executions = await listExecutions(main, workflowId);
-				const failed = executions.find((execution) => execution.status !== 'success');
-				if (!failed) return undefined;
-				const error = (await resultData(failed.id))?.error;
-				return error && [error.message, error.description].filter(Boolean).join(': ');
+				const failed = (await list(workflowId)).find((execution) => execution.status !== 'success');
+				const error = failed && (await resultData(failed.id))?.error;
+				return error ? [error.message, error.description].filter(Boolean).join(': ') : undefined;
 			},
 			resultData,
 			workerOf: (executionId) =>
