@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * `npm run bench:queue`: Import Lead in real n8n queue mode (devkit/n8n/queue: Postgres, Redis,
  * `n8n start` and 2 or 3 `n8n worker` processes sharing one user folder), driven through the

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The smallest MCP client that can drive n8n's MCP Server Trigger over Streamable HTTP:
  * JSON-RPC over POST, answers as JSON or as server-sent events. It stands in for the LLM

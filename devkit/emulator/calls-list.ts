@@ -50,8 +50,9 @@ function parseLimit(raw: string | undefined, opts: ResolvedOptions): number | Va
 /** A call as listed: its creation time under `timeField`, or no time field at all (null). */
 function withTimeField(call: CallRecord, timeField: string | null): Record<string, unknown> {
 	if (timeField === 'created_at') return { ...call };
-	const { created_at, started_at: _s, ended_at: _e, ...rest } = call;
-	return timeField === null ? rest : { ...rest, [timeField]: created_at };
+	const rest: Record<string, unknown> = { ...call };
+	for (const field of ['created_at', 'started_at', 'ended_at']) delete rest[field];
+	return timeField === null ? rest : { ...rest, [timeField]: call.created_at };
 }
 
 export function listCalls(

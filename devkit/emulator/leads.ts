@@ -118,6 +118,7 @@ export function importLead(
 	const result = validate(raw, contentType, strict);
 	if (Array.isArray(result)) return validationError(result);
 	const { lead, created } = store.upsert(result);
-	const { writes: _, created_at, updated_at, ...answer } = lead;
+	const { created_at, updated_at, ...answer } = lead;
+	delete (answer as Partial<typeof lead>).writes;
 	return json(201, { ...answer, created, created_at, updated_at });
 }

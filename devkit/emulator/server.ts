@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Wires the pieces into two HTTP servers: the API origin (/v1 routes + /__emulator/ control
  * routes) and the file origin (signed recordings). Request pipeline on the API origin, in the

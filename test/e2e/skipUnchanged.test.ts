@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * Import Lead › Skip Unchanged Leads in a real n8n (1.x and 2.x: LCA_N8N_VERSION), with n8n's own
  * deduplication store in its database: first in one `n8n start` (SQLite), killed with SIGKILL in

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, no-console -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/require-node-api-error, no-console -- dev code, not in the package n8n loads: node rules do not apply */
 import type { IncomingMessage, ServerResponse } from 'http';
 import { createServer } from 'http';
 import type { AddressInfo } from 'net';
