@@ -1,7 +1,7 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions, IRun } from 'n8n-workflow';
 
 import type { RecordingAnswer } from '../shared/recording';
-import { askForRecording, downloadRecording } from '../shared/recording';
+import { askForRecording, downloadRecording, noRecordingError } from '../shared/recording';
 import { pause } from '../shared/transport';
 import type { TrackedCall } from './calls';
 import { callDate } from './calls';
@@ -82,6 +82,10 @@ export async function itemFor(
 			json: { ...json, recordingStatus: status, recordingMissing: false, ...fields },
 			binary: { [binaryPropertyName]: binary },
 		};
+	}
+	// An answer that cannot be read (an HTML page) does not say "processing": fail the check.
+	if (answer.state === 'processing' && !answer.readable) {
+		throw noRecordingError(this.getNode(), call.id, answer);
 	}
 	const coming = stillComing(answer, call.json);
 	const waited = Date.now() - since;

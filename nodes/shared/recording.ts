@@ -96,7 +96,9 @@ export async function askForRecording(
 	}
 	const url = signedUrlOf(body);
 	if (url === undefined || response.statusCode === 202) {
-		const readable = isJsonObject(response.body) || response.raw.length === 0;
+		// 202 says "processing" by itself; any other answer must be JSON (or empty) to say so.
+		const readable =
+			response.statusCode === 202 || isJsonObject(response.body) || response.raw.length === 0;
 		return { state: 'processing', json, statusCode: response.statusCode, readable };
 	}
 	return { state: 'ready', json, url };

@@ -136,3 +136,15 @@ describe('Add Summary Item', () => {
 		expect(plain.executions.at(-1)).toEqual([]);
 	});
 });
+
+test('an answer for a recording that cannot be read (an HTML page) fails the check, which keeps the call for the next', async () => {
+	const { emulator, trigger } = await activated({}, { downloadRecording: true });
+	const [call] = emulator.addCalls(1, recorded);
+	const path = `/v1/calls/${call.id}/recording`;
+	emulator.inject({ kind: 'status', status: 200, body: '<html>Sign in</html>', path });
+	await expect(trigger.poll()).rejects.toThrow(
+		`The service's answer for the recording of call "${call.id}" could not be read`,
+	);
+	const [item] = await trigger.pollItems();
+	expect(item.json).toMatchObject({ id: call.id, recordingStatus: 'downloaded' });
+});
