@@ -82,6 +82,18 @@ describe('import-leads-from-csv.json', () => {
 			expect.stringMatching(/^Nikola Tesla,555-01,trade-show,"Phone: ""555-01"" is not/),
 		]);
 	});
+
+	// The example's own wiring under Dry Run: refused rows still reach its file, nothing is sent.
+	test('with Dry Run: nothing is sent, and rejected-leads.csv lists the same rows', async () => {
+		const before = leadPosts().length;
+		const dry = await runCsvExample(session(), credential(), { options: { dryRun: true } });
+		expect(dry.run.run.status).toBe('success');
+		expect(leadPosts()).toHaveLength(before);
+		expect(dry.imported.map(({ output }) => [output.phone_e164, output.dryRun])).toEqual(
+			result.imported.map(({ output }) => [output.phone_e164, true]),
+		);
+		expect(dry.rejectedCsv).toBe(result.rejectedCsv);
+	});
 });
 
 describe('import-leads-from-google-sheets.json (Google Sheets stood in for)', () => {
