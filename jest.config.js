@@ -18,5 +18,5 @@ module.exports = {
 	maxWorkers: Math.max(2, require('os').cpus().length - 1),
 	testTimeout: 60_000,
 	// After the environment, so the setup can remove the test file's user folder when it ends.
-	setupFilesAfterEnv: ['<rootDir>/test/setup.ts'],
+	setupFilesAfterEnv: ['<rootDir>/test/setup.ts', '<rootDir>/test/mustAssert.ts'],
 };

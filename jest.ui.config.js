@@ -9,6 +9,8 @@ module.exports = {
 	...base,
 	testMatch: ['<rootDir>/test/ui/**/*.test.ts'],
 	testPathIgnorePatterns: ['/node_modules/'],
+	// Its assertions are Playwright's `waitFor` (a missing element fails the test), not `expect`.
+	setupFilesAfterEnv: ['<rootDir>/test/setup.ts'],
 	maxWorkers: 1,
 	testTimeout: 300_000,
 };
