@@ -4,7 +4,6 @@
  */
 import { StoredLead } from './types';
 import { json, Reply } from './http';
-import { describeJsonError } from './json-error';
 
 export interface ValidationErrorItem {
 	type: string;
@@ -39,9 +38,12 @@ function parseBody(raw: string, contentType = ''): { body: unknown } | Validatio
 		return { body: raw };
 	try {
 		return { body: JSON.parse(raw) };
-	} catch {
-		const { pos, msg } = describeJsonError(raw);
-		return { ...error('json_invalid', [pos], 'JSON decode error', {}), ctx: { error: msg } };
+	} catch (parseError) {
+		// FastAPI's json_invalid names where parsing stopped. The node only sends JSON.stringify's
+		// output, so V8's position (or the end of the text when it names none) is close enough.
+		const message = (parseError as Error).message;
+		const pos = Number(/at position (\d+)/.exec(message)?.[1] ?? raw.length);
+		return { ...error('json_invalid', [pos], 'JSON decode error', {}), ctx: { error: message } };
 	}
 }
 
