@@ -125,7 +125,7 @@ test('a 401 fails activation with a clear message; once the key is fixed nothing
 	await workflow.deactivate();
 	const status = await stage.server.activateWorkflow(workflow.id);
 	const message =
-		'There was a problem activating the workflow: "API key missing or invalid (401): paste a valid key into the credential; the old one may have been revoked"';
+		'There was a problem activating the workflow: "API key missing or invalid (401): Invalid API key. Paste a valid key into the credential; the old one may have been revoked"';
 	expect(status).toMatchObject({
 		status: 'failed',
 		triggers: [{ nodeId: 'trigger', status: 'failed', errorMessage: message }],

@@ -49,6 +49,12 @@ describe('The sentinel key appears in no output or error, whatever the outcome',
 		],
 		['a recording that is not found', 'getRecording', { items: [{ id: 'call_404' }] }],
 		[
+			'a 401 whose body quotes the key back',
+			'importLeads',
+			{ items: leads(1) },
+			{ kind: 'status', status: 401, count: 1, body: `{"detail": "Invalid API key ${apiKey}"}` },
+		],
+		[
 			'an expired signed URL (workflow stops)',
 			'getRecording',
 			{

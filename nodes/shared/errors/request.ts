@@ -93,7 +93,7 @@ function messageFor(
 	const temporary = statusCode >= 500 || statusCode === 408;
 	const { askedWaitMs, allowedWaitMs, attempts } = gaveUp;
 	if (statusCode === 401) {
-		return 'API key missing or invalid (401): paste a valid key into the credential; the old one may have been revoked';
+		return `API key missing or invalid (401)${saidText}. Paste a valid key into the credential; the old one may have been revoked`;
 	}
 	if (statusCode === 403) {
 		return `The API key lacks the scope ${operation.scope} needed to ${operation.action} (403): create a key with that scope in the desktop app (Settings › Developers) and paste it into the credential`;

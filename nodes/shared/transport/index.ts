@@ -41,11 +41,10 @@ function headerValue(headers: ApiResponse['headers'], name: string): string | un
 	return Array.isArray(value) ? value[0] : value;
 }
 
-export function toApiResponse(raw: {
-	statusCode: number;
-	headers: Record<string, unknown>;
-	body: unknown;
-}): ApiResponse {
+function toApiResponse(
+	raw: { statusCode: number; headers: Record<string, unknown>; body: unknown },
+	apiKey: string,
+): ApiResponse {
 	const buffer = Buffer.isBuffer(raw.body)
 		? raw.body
 		: raw.body instanceof ArrayBuffer
@@ -64,7 +63,9 @@ export function toApiResponse(raw: {
 	const contentType = headerValue(headers, 'content-type') ?? '';
 	const isBinary = /^(audio|video|image)\/|application\/octet-stream/i.test(contentType);
 	if (buffer.length === 0 || isBinary) return response;
-	const text = buffer.toString('utf8');
+	// A server may quote the key back ("Invalid API key pf_live_…"): it never reaches an error
+	// message or an output item.
+	const text = buffer.toString('utf8').split(apiKey).join('[API key]');
 	try {
 		response.body = JSON.parse(text);
 	} catch {
@@ -149,7 +150,7 @@ async function attempt(
 	this: RequestContext,
 	budget: RateBudget,
 	options: IHttpRequestOptions,
-	credentialsDecrypted: ICredentialsDecrypted,
+	{ settings, decrypted }: ContextCredential,
 	rateLimitWaitLeftMs: number,
 ): Promise<ApiResponse | { networkErrorCode: string }> {
 	const departOrWait = () => budget.departOrWait(Date.now());
@@ -167,8 +168,9 @@ async function attempt(
 				this,
 				CREDENTIAL_TYPE,
 				{ ...options },
-				{ credentialsDecrypted },
+				{ credentialsDecrypted: decrypted },
 			),
+			settings.apiKey,
 		);
 		const answeredAt = Date.now();
 		budget.settle(departure, answeredAt, {
@@ -223,7 +225,8 @@ export async function apiRequest(
 	policy: RequestPolicy = DEFAULT_REQUEST_POLICY,
 ): Promise<ApiResponse> {
 	const node = this.getNode();
-	const { settings, decrypted } = await getContextCredential.call(this);
+	const credential = await getContextCredential.call(this);
+	const { settings } = credential;
 	const budget = budgetForKey(settings.apiKey, settings);
 	const options = requestOptions(resolveUrl(settings, request, node), request, policy);
 	const accepts = (status: number) =>
@@ -232,7 +235,7 @@ export async function apiRequest(
 	const { outcome, gaveUp } = await retrying(
 		this,
 		async (waitLeftMs) => {
-			const answer = await attempt.call(this, budget, options, decrypted, waitLeftMs);
+			const answer = await attempt.call(this, budget, options, credential, waitLeftMs);
 			return 'raw' in answer ? { ...answer, accepted: accepts(answer.statusCode) } : answer;
 		},
 		policy,
