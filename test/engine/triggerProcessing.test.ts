@@ -17,6 +17,19 @@ import {
 
 const { emulatorWith, activated } = useTriggerEmulators({ seedCalls: 30 });
 
+/**
+ * `Date.now()` moved on by `advance(ms)` as if that time had passed: it is the clock the
+ * emulator says a recording is ready by and the trigger counts its waits on. Restored after
+ * the test.
+ */
+function jumpingClock() {
+	const now = Date.now.bind(Date);
+	let ahead = 0;
+	jest.spyOn(Date, 'now').mockImplementation(() => now() + ahead);
+	return { advance: (ms: number) => (ahead += ms) };
+}
+afterEach(() => jest.restoreAllMocks());
+
 // How each answer is read ('processing' too): getRecording.test.ts. The trigger holds on a 404
 // (it may mean "not yet"), which Get Recording does not.
 describe.each<PendingRecordingAnswer>(['404', '202'])(
@@ -35,7 +48,14 @@ describe.each<PendingRecordingAnswer>(['404', '202'])(
 		const sleep = async (ms: number) => await new Promise((resolve) => setTimeout(resolve, ms));
 
 		test('late recordings arrive with their file, a missed call comes once without one after the wait, across restarts, and no poll fails', async () => {
-			const { emulator, trigger } = await setUp();
+			// Recordings ready a minute after their call, Wait for Recording 2 minutes: each poll
+			// lands well inside its window however slow the machine, as the clock jumps from one
+			// window to the next instead of being slept through.
+			const clock = jumpingClock();
+			const { emulator, trigger } = await activated(
+				{ recordingBytes: 5_000, recordingProcessing: { delayMs: 60_000, pendingAnswer } },
+				{ downloadRecording: true, options: { waitForRecording: 2 } },
+			);
 			const late = emulator.addCalls(3, recorded);
 			const [missed] = emulator.addCalls(1, missedCall);
 			expect(await trigger.poll()).toEqual([]);
@@ -50,7 +70,7 @@ describe.each<PendingRecordingAnswer>(['404', '202'])(
 			expect(early.map((item) => item.json.id)).toEqual([behind.id]);
 			expect(early[0].binary?.data).toBeDefined();
 
-			await sleep(DELAY_MS + 100);
+			clock.advance(60_000); // the recordings are ready; the missed call waits a minute more
 			trigger.restart();
 			const ready = await trigger.pollItems();
 			expect(ready.map((item) => item.json.id)).toEqual(ids(late));
@@ -60,7 +80,7 @@ describe.each<PendingRecordingAnswer>(['404', '202'])(
 				expect(item.json.recordingMissing).toBe(false);
 			}
 
-			await sleep(WAIT_MINUTES * 60_000 - DELAY_MS + 200);
+			clock.advance(60_000); // Wait for Recording is over
 			const after = await trigger.pollItems();
 			expect(after.map((item) => [item.json.id, item.json.recordingStatus])).toEqual([
 				[missed.id, 'none'],
@@ -115,8 +135,10 @@ describe.each<PendingRecordingAnswer>(['404', '202'])(
 
 describe('held calls', () => {
 	test('are not bounded: 105 calls held by one poll all come with the next, once', async () => {
+		// Ready a minute later, on a clock that jumps: asking for 105 takes a loaded machine seconds.
+		const clock = jumpingClock();
 		const { emulator, trigger } = await activated(
-			{ recordingBytes: 1_000, recordingProcessing: { delayMs: 3_000 } },
+			{ recordingBytes: 1_000, recordingProcessing: { delayMs: 60_000 } },
 			{ downloadRecording: true },
 		);
 		const added = ids(emulator.addCalls(105, { status: 'completed', has_recording: true }));
@@ -125,7 +147,7 @@ describe('held calls', () => {
 			position: { heldCalls: unknown[] };
 		};
 		expect(stored.position.heldCalls).toHaveLength(105);
-		await new Promise((resolve) => setTimeout(resolve, 3_100));
+		clock.advance(60_000);
 		expect(await trigger.poll()).toEqual(added);
 		expect(await trigger.poll()).toEqual([]);
 	});

@@ -27,10 +27,17 @@ export function whenAllowed(b: RateBudget, now: number): [Departure, number] {
 
 /**
  * Sends `count` requests one after another through the budget against the emulator's limiter,
- * counted there 2 ms after they leave and answered 3 ms later; a 429 pauses the key for its
- * Retry-After, as the transport does. Returns when each was accepted and how many 429s there were.
+ * counted there `onTheWayMs(sent)` after they leave (2 ms) and answered 3 ms later; a 429 pauses
+ * the key for its Retry-After, as the transport does. Returns when each was accepted and how many
+ * 429s there were.
  */
-export function drive(b: RateBudget, config: RateLimitConfig, count: number, start = 0) {
+export function drive(
+	b: RateBudget,
+	config: RateLimitConfig,
+	count: number,
+	start = 0,
+	onTheWayMs: (sent: number) => number = () => 2,
+) {
 	const clock = { now: start };
 	// The same clock states epoch resets: tests of them start at an epoch time.
 	const limiter = new RateLimiter(
@@ -39,14 +46,14 @@ export function drive(b: RateBudget, config: RateLimitConfig, count: number, sta
 		() => clock.now,
 	);
 	const acceptedAt: number[] = [];
-	let rateLimited = 0;
+	let [rateLimited, sent] = [0, 0];
 	while (acceptedAt.length < count) {
 		const departure = ask(b, clock.now);
 		if (typeof departure === 'number') {
 			clock.now += departure;
 			continue;
 		}
-		clock.now += 2; // on its way to the server
+		clock.now += onTheWayMs(sent++);
 		const decision = limiter.take('key');
 		clock.now += 3;
 		const stated = readRateLimitHeaders(decision.headers, clock.now);
