@@ -78,6 +78,9 @@ export async function askForRecording(
 	if (reading.state === 'processing') {
 		return { state: 'processing', json, statusCode: response.statusCode };
 	}
+	if (reading.state === 'none') {
+		return { state: 'notFound', json, missing: 'recording', said: reading.said };
+	}
 	return { ...reading, json };
 }
 

@@ -37,33 +37,49 @@ const LINK_KEYS = [
 const STATUS_KEYS = ['status', 'state'];
 
 /**
- * Status words that say the recording is still being made. Only these are waited for: any other
- * status without a link (`ready`, `completed`, `failed`, a word the node does not know) would
- * make the node wait for nothing, so the answer is reported instead.
+ * Status words that say the recording is done. Without a link the node can read, waiting cannot
+ * help: the answer is reported instead.
  */
-const PROCESSING_WORDS = [
-	'processing',
-	'pending',
-	'queued',
-	'in_progress',
-	'transcoding',
-	'encoding',
-	'converting',
-	'uploading',
-	'preparing',
-	'waiting',
-	'not_ready',
+const DONE_WORDS = [
+	'ready',
+	'completed',
+	'complete',
+	'available',
+	'done',
+	'finished',
+	'success',
+	'succeeded',
+];
+
+/**
+ * Status words that say there is no recording and will be none (Twilio's `absent`, `failed`,
+ * `deleted`): read as a 404 "no recording" is, so one such call never blocks the others.
+ */
+const NO_RECORDING_WORDS = [
+	'absent',
+	'none',
+	'no_recording',
+	'missing',
+	'failed',
+	'error',
+	'deleted',
+	'unavailable',
+	'not_found',
+	'cancelled',
+	'canceled',
 ];
 
 /**
  * - `ready`: the link to fetch, as a full address;
- * - `processing`: the service says it is still working on the recording;
+ * - `processing`: the service says it is still working on the recording, or nothing else;
+ * - `none`: the service says the call has no recording;
  * - `unreadable`: nothing says "processing", yet the node finds no link it can read: `notJson`
  *   (an HTML page, cut-off JSON), or `noLink`, with what the answer said instead and its fields.
  */
 export type AnswerReading =
 	| { state: 'ready'; url: string }
 	| { state: 'processing' }
+	| { state: 'none'; said: string }
 	| { state: 'unreadable'; kind: 'notJson' }
 	| { state: 'unreadable'; kind: 'noLink'; said: string; fields: string[] };
 
@@ -111,12 +127,13 @@ function fieldNames(body: IDataObject): string[] {
  * that was asked: a relative link is resolved against it, so it stays on the API's origin.
  * 1. 202 is "processing" by itself.
  * 2. A readable link is ready, whatever the status says.
- * 3. A status that says processing is processing (a 200 with `status: "processing"`, `url: null`).
- * 4. An empty answer, or JSON with neither a status nor anything meant as a link, is processing:
- *    some services answer `{}` until the recording is there.
- * 5. Everything else is unreadable, never "processing": another status without a link (`ready`,
- *    `completed`, `failed`), a link the node cannot read, a body that is not JSON. Waiting would
- *    hold the call for a day and then deliver it without its file.
+ * 3. A status that says there is no recording is `none`.
+ * 4. Unreadable, never "processing": a status that says done without a link, a link the node
+ *    cannot read, a body that is not JSON. Waiting would hold the call for a day and then deliver
+ *    it without its file.
+ * 5. Anything else is processing: a status such as `processing`, `pending` or one the node does
+ *    not know (waited for up to Wait for Recording, and named when the wait ends), or an empty
+ *    answer or `{}`, which some services send until the recording is there.
  */
 export function readAnswer(
 	statusCode: number,
@@ -132,14 +149,11 @@ export function readAnswer(
 		return { state: 'ready', url: new URL(link.text, askedUrl).toString() };
 	}
 	const status = firstText(body, STATUS_KEYS, () => true);
-	if (status !== undefined && PROCESSING_WORDS.includes(normalised(status.text))) {
-		return { state: 'processing' };
-	}
+	const word = status === undefined ? '' : normalised(status.text);
+	const statusSaid = status && `${status.key} "${status.text}"`;
+	if (statusSaid && NO_RECORDING_WORDS.includes(word)) return { state: 'none', said: statusSaid };
 	const meant = link ?? firstText(body, LINK_KEYS, looksLikeLink);
-	if (status === undefined && meant === undefined) return { state: 'processing' };
-	const said =
-		meant === undefined
-			? `${status!.key} "${status!.text}"`
-			: `${meant.key} "${meant.text.slice(0, 100)}"`;
+	if (meant === undefined && !DONE_WORDS.includes(word)) return { state: 'processing' };
+	const said = meant === undefined ? statusSaid! : `${meant.key} "${meant.text.slice(0, 100)}"`;
 	return { state: 'unreadable', kind: 'noLink', said, fields: fieldNames(body) };
 }
