@@ -29,12 +29,24 @@ export function resolveFiles(
 	current: RecordingFiles,
 	change: Partial<RecordingFiles> = {},
 ): RecordingFiles {
-	const { recordingFileNames, recordingContentType } = { ...current, ...withoutUndefined(change) };
+	const files = { ...current, ...withoutUndefined(change) };
+	const { recordingFileNames, recordingContentType } = files;
 	if (!['by-call', 'same', 'content'].includes(recordingFileNames))
 		throw new Error('recordingFileNames must be one of by-call, same, content');
 	if (typeof recordingContentType !== 'string' || !/^[\w.+-]+\/[\w.+-]+/.test(recordingContentType))
 		throw new Error('recordingContentType must be a media type such as audio/mpeg');
-	return { recordingFileNames, recordingContentType };
+	const { recordingUrlField, recordingUrlForm, recordingReadyStatus } = files;
+	if (![recordingUrlField, recordingReadyStatus].every((text) => typeof text === 'string' && text))
+		throw new Error('recordingUrlField and recordingReadyStatus must be non-empty text');
+	if (!['absolute', 'relative'].includes(recordingUrlForm))
+		throw new Error('recordingUrlForm must be absolute or relative');
+	return {
+		recordingFileNames,
+		recordingContentType,
+		recordingUrlField,
+		recordingUrlForm,
+		recordingReadyStatus,
+	};
 }
 
 const withoutUndefined = <T extends object>(value: T): Partial<T> =>
@@ -64,7 +76,13 @@ export function resolveOptions(options: EmulatorOptions): ResolvedOptions {
 			recordingProcessing,
 		),
 		recordingFiles: resolveFiles(
-			{ recordingFileNames: 'by-call', recordingContentType: 'audio/mpeg' },
+			{
+				recordingFileNames: 'by-call',
+				recordingContentType: 'audio/mpeg',
+				recordingUrlField: 'url',
+				recordingUrlForm: 'absolute',
+				recordingReadyStatus: 'completed',
+			},
 			{ recordingFileNames, recordingContentType },
 		),
 	};

@@ -73,10 +73,12 @@ export function getRecording(emu: EmulatorServer, encodedId: string): Reply {
 	const expires = Math.ceil((Date.now() + URL_TTL_MS) / 1000);
 	const path = `/recordings/${encodeURIComponent(callId)}${PATHS[emu.files.recordingFileNames]}`;
 	const query = `expires=${expires}&signature=${emu.signer.sign(callId, expires)}`;
+	const { recordingUrlField, recordingUrlForm, recordingReadyStatus } = emu.files;
+	const origin = recordingUrlForm === 'relative' ? '' : emu.fileBaseUrl;
 	return json(200, {
 		call_id: callId,
-		status: 'completed',
-		url: `${emu.fileBaseUrl}${path}?${query}`,
+		status: recordingReadyStatus,
+		[recordingUrlField]: `${origin}${path}?${query}`,
 		expires_at: new Date(expires * 1000).toISOString(),
 		content_type: emu.files.recordingContentType,
 		size_bytes: emu.opts.recordingBytes,

@@ -101,7 +101,12 @@ export class EmulatorServer implements T.Emulator {
 	files: T.RecordingFiles;
 	private readonly api = createServer(
 		(req, res) =>
-			void this.serve('api', req, res, (url, _query, body) => this.route(req, url, body)),
+			void this.serve('api', req, res, (url, query, body) =>
+				// Relative recording links point at the API origin, which then serves the files.
+				this.files.recordingUrlForm === 'relative' && url.pathname.startsWith('/recordings/')
+					? checkFile(req, query, url.pathname, this)
+					: this.route(req, url, body),
+			),
 	);
 	private readonly fileHost = createServer(
 		(req, res) =>

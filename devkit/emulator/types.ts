@@ -89,8 +89,23 @@ export interface RecordingProcessing {
  */
 export type RecordingFileNames = 'by-call' | 'same' | 'content';
 
+/**
+ * How a ready recording's answer gives its link (the spec shows no recording fields), set with
+ * `setRecordingFiles` or `POST /__emulator/recording-files`:
+ * - `recordingUrlField`: the link's field name (default 'url'; 'audio_url', or a name no node
+ *   knows, such as 'media');
+ * - `recordingUrlForm`: 'absolute' (default, on the file origin) or 'relative' (`/recordings/…`,
+ *   which the API origin then serves with the file host's checks: signed, no Authorization);
+ * - `recordingReadyStatus`: the answer's `status` (default 'completed'; 'ready', 'available'...).
+ */
+export interface RecordingLinks {
+	recordingUrlField: string;
+	recordingUrlForm: 'absolute' | 'relative';
+	recordingReadyStatus: string;
+}
+
 /** How the file host serves recordings; changeable while running (`setRecordingFiles`). */
-export interface RecordingFiles {
+export interface RecordingFiles extends RecordingLinks {
 	recordingFileNames: RecordingFileNames;
 	/** Also the API's `content_type`; default 'audio/mpeg' ('application/octet-stream': S3's). */
 	recordingContentType: string;

@@ -83,8 +83,9 @@ export async function itemFor(
 			binary: { [binaryPropertyName]: binary },
 		};
 	}
-	// An answer that cannot be read (an HTML page) does not say "processing": fail the check.
-	if (answer.state === 'processing' && !answer.readable) {
+	// An answer the node cannot read (an HTML page, "ready" without a link it can read) does not
+	// say "processing": holding the call would only deliver it without its file a day later.
+	if (answer.state === 'unreadable') {
 		throw noRecordingError(this.getNode(), call.id, answer);
 	}
 	const coming = stillComing(answer, call.json);

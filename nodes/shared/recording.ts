@@ -7,48 +7,26 @@ import type { NodeError } from './errors';
 import { answerError, operationError, serverMessage } from './errors';
 import { downloadSignedFile } from './transport/download';
 import { isJsonObject } from './context';
+import { readAnswer } from './recordingAnswer';
 import type { RecordingFileFields } from './recordingFile';
 import { fileFingerprint, hostFileName, recordingFileName } from './recordingFile';
 
-/** Field names under which APIs of this kind return a signed download URL (the spec does not show it). */
-const URL_KEYS = [
-	'url',
-	'signed_url',
-	'signedUrl',
-	'recording_url',
-	'recordingUrl',
-	'download_url',
-	'downloadUrl',
-	'href',
-];
-
-function isHttpUrl(value: unknown): value is string {
-	return typeof value === 'string' && /^https?:\/\//i.test(value.trim());
-}
-
-function signedUrlOf(body: IDataObject): string | undefined {
-	for (const source of [body, body.data, body.recording]) {
-		if (!isJsonObject(source)) continue;
-		for (const key of URL_KEYS) {
-			const value = source[key];
-			if (isHttpUrl(value)) return value.trim();
-		}
-	}
-	return undefined;
-}
-
 /**
- * What the API answered about a call's recording. The spec shows neither the answer nor how a
- * recording that is still being processed is reported, so every plausible answer is told apart
- * here, in one place:
+ * What the API answered about a call's recording, told apart in one place (the body is read by
+ * `readAnswer`, recordingAnswer.ts, which gives the rule):
  * - `ready`: a download URL (in the JSON body, or as a redirect);
- * - `processing`: 202, or any other 2xx without a URL (`status: "processing"`, say);
+ * - `processing`: the service says it is still working on it (202, `status: "processing"`...);
+ * - `unreadable`: nothing says "processing" but the node finds no link it can read (a "ready"
+ *   status without a link, a page that is not JSON): waiting cannot help, so it fails;
  * - `notFound`: 404, naming the call or the recording when the service's message does. A
  *   missed call has no recording; some services also answer 404 until a recording is ready.
  */
 export type RecordingAnswer =
 	| { state: 'ready'; json: IDataObject; url: string }
-	| { state: 'processing'; json: IDataObject; statusCode: number; readable: boolean }
+	| { state: 'processing'; json: IDataObject; statusCode: number }
+	| ({ state: 'unreadable'; json: IDataObject } & (
+			{ kind: 'notJson' } | { kind: 'noLink'; said: string; fields: string[] }
+	  ))
 	| {
 			state: 'notFound';
 			json: IDataObject;
@@ -82,10 +60,10 @@ export async function askForRecording(
 		policy,
 	);
 	const location = response.headers.location;
+	// A relative link ("/files/x.mp3") is relative to the address that was asked: the API's origin.
+	const askedUrl = `${(await getConnectionSettings.call(this)).apiBase}${path}`;
 	if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string') {
-		// A relative Location ("/files/x.mp3") is relative to the address that was asked.
-		const { apiBase } = await getConnectionSettings.call(this);
-		const url = new URL(location, `${apiBase}${path}`).toString();
+		const url = new URL(location, askedUrl).toString();
 		return { state: 'ready', json: { callId, url }, url };
 	}
 	const body = isJsonObject(response.body) ? response.body : {};
@@ -94,14 +72,16 @@ export async function askForRecording(
 		const said = serverMessage(response);
 		return { state: 'notFound', json: { callId }, missing: missingFrom(said), said };
 	}
-	const url = signedUrlOf(body);
-	if (url === undefined || response.statusCode === 202) {
-		// 202 says "processing" by itself; any other answer must be JSON (or empty) to say so.
-		const readable =
-			response.statusCode === 202 || isJsonObject(response.body) || response.raw.length === 0;
-		return { state: 'processing', json, statusCode: response.statusCode, readable };
+	const empty = response.raw.length === 0;
+	const reading = readAnswer(response.statusCode, response.body, empty, askedUrl);
+	if (reading.state === 'ready') return { state: 'ready', json, url: reading.url };
+	if (reading.state === 'processing') {
+		return { state: 'processing', json, statusCode: response.statusCode };
 	}
-	return { state: 'ready', json, url };
+	if (reading.state === 'none') {
+		return { state: 'notFound', json, missing: 'recording', said: reading.said };
+	}
+	return { ...reading, json };
 }
 
 /** The error for an answer without a recording to fetch; it names the call and says why. */
@@ -111,12 +91,24 @@ export function noRecordingError(
 	answer: Exclude<RecordingAnswer, { state: 'ready' }>,
 	itemIndex?: number,
 ): NodeError {
-	if (answer.state === 'processing' && !answer.readable) {
+	if (answer.state === 'unreadable' && answer.kind === 'notJson') {
 		// Not a JSON object (an HTML page, cut-off JSON): nothing says it is being processed.
 		return operationError(
 			node,
 			`The service's answer for the recording of call "${callId}" could not be read: run it again later; if it keeps failing, check the credential's Base URL`,
 			{ itemIndex },
+		);
+	}
+	if (answer.state === 'unreadable') {
+		// Says it is done (or something the node does not know) without a link: waiting cannot help.
+		return operationError(
+			node,
+			`The service's answer for the recording of call "${callId}" has no link the node can read (${answer.said}; its fields: ${answer.fields.join(', ')}): check the credential's Base URL; if it is right, report this message to the node's maintainers`,
+			{
+				itemIndex,
+				description:
+					'The node reads the link from fields such as url or audio_url, as a full address or a path starting with /, and waits only while the service says the recording is being processed.',
+			},
 		);
 	}
 	if (answer.state === 'processing') {

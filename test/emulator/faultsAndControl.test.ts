@@ -136,6 +136,11 @@ describe('HTTP control routes', () => {
 			{ recordingFileNames: 'random' },
 			'recordingFileNames must be one of by-call, same, content',
 		],
+		[
+			'recording-files',
+			{ recordingUrlForm: 'other' },
+			'recordingUrlForm must be absolute or relative',
+		],
 	])('refuses a nonsense %s with 400 saying why', async (route, body, detail) => {
 		const response = await fetch(`${emu().baseUrl}/__emulator/${route}`, {
 			method: 'POST',

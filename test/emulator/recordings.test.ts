@@ -112,3 +112,32 @@ it("refuses like S3: a key, another call's or a tampered signature, an expired U
 	files.clearFaults();
 	expect((await fetch(url)).status).toBe(200);
 });
+
+it('words the answer as set: the link field, the status, a relative link the API origin serves like the file host', async () => {
+	files.setRecordingFiles({
+		recordingUrlField: 'audio_url',
+		recordingUrlForm: 'relative',
+		recordingReadyStatus: 'ready',
+	});
+	const call = recorded();
+	const body = await answer(call.id);
+	expect(body).toMatchObject({
+		status: 'ready',
+		audio_url: expect.stringMatching(/^\/recordings\//),
+	});
+	expect(body).not.toHaveProperty('url');
+	const url = `${files.baseUrl}${body.audio_url}`;
+	const withKey = await fetch(url, { headers: bearer(DEMO_KEYS.full) });
+	expect([withKey.status, await withKey.text()]).toEqual([
+		400,
+		expect.stringContaining('InvalidArgument'),
+	]);
+	const file = await fetch(url);
+	expect(Buffer.from(await file.arrayBuffer()).equals(recordingBytes(call.id, BYTES))).toBe(true);
+	expect(files.requests.map((request) => [request.origin, request.status])).toEqual([
+		['api', 200],
+		['api', 400],
+		['api', 200],
+	]);
+	expect(files.fileRequests).toEqual([]);
+});

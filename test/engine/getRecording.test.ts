@@ -109,6 +109,36 @@ describe('Get Recording', () => {
 		]);
 	});
 
+	// How the answer's link is read, every field name and form: test/unit/recordingAnswer.test.ts.
+	test.each([
+		['under audio_url', { recordingUrlField: 'audio_url' }, 'files'],
+		['a path on the API (relative)', { recordingUrlForm: 'relative' }, 'api'],
+	] as const)(
+		'a ready recording whose link is %s is downloaded, without the key',
+		async (_, links, origin) => {
+			emulator().setRecordingFiles(links);
+			const [call] = withRecording();
+			const result = await getRecording([call.id], { download: true });
+			expect(result.errors).toEqual([]);
+			expect((await storedFile(result)).equals(recordingBytes(call.id, 50_000))).toBe(true);
+			const files = [...emulator().requests, ...emulator().fileRequests].filter((request) =>
+				request.path.startsWith('/recordings/'),
+			);
+			expect(files).toEqual([expect.objectContaining({ origin, status: 200 })]);
+			expect(files[0].headers.authorization).toBeUndefined();
+		},
+	);
+
+	test('a recording the answer says is ready, without a link the node can read, fails at once naming its fields', async () => {
+		emulator().setRecordingFiles({ recordingUrlField: 'media', recordingReadyStatus: 'ready' });
+		const [call] = withRecording();
+		const result = await getRecording([call.id], { options: { waitForRecording: 10 } });
+		expect(result.errors[0].error).toBe(
+			`The service's answer for the recording of call "${call.id}" has no link the node can read (status "ready"; its fields: call_id, status, media, expires_at, content_type, size_bytes, duration_seconds): check the credential's Base URL; if it is right, report this message to the node's maintainers`,
+		);
+		expect(recordingRequests()).toHaveLength(1);
+	});
+
 	describe.each([
 		[
 			'202',

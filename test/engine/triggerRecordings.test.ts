@@ -137,14 +137,25 @@ describe('Add Summary Item', () => {
 	});
 });
 
-test('an answer for a recording that cannot be read (an HTML page) fails the check, which keeps the call for the next', async () => {
-	const { emulator, trigger } = await activated({}, { downloadRecording: true });
-	const [call] = emulator.addCalls(1, recorded);
-	const path = `/v1/calls/${call.id}/recording`;
-	emulator.inject({ kind: 'status', status: 200, body: '<html>Sign in</html>', path });
-	await expect(trigger.poll()).rejects.toThrow(
-		`The service's answer for the recording of call "${call.id}" could not be read`,
-	);
-	const [item] = await trigger.pollItems();
-	expect(item.json).toMatchObject({ id: call.id, recordingStatus: 'downloaded' });
-});
+test.each([
+	['an HTML page', 'could not be read'],
+	['"ready" without a link the node can read', 'has no link the node can read (status "ready"'],
+])(
+	'an answer for a recording that cannot be read (%s) fails the check, which keeps the call for the next',
+	async (answer, message) => {
+		const { emulator, trigger } = await activated({}, { downloadRecording: true });
+		const [call] = emulator.addCalls(1, recorded);
+		const path = `/v1/calls/${call.id}/recording`;
+		if (answer === 'an HTML page') {
+			emulator.inject({ kind: 'status', status: 200, body: '<html>Sign in</html>', path });
+		} else {
+			emulator.setRecordingFiles({ recordingUrlField: 'media', recordingReadyStatus: 'ready' });
+		}
+		await expect(trigger.poll()).rejects.toThrow(
+			`The service's answer for the recording of call "${call.id}" ${message}`,
+		);
+		emulator.setRecordingFiles({ recordingUrlField: 'url', recordingReadyStatus: 'completed' });
+		const [item] = await trigger.pollItems();
+		expect(item.json).toMatchObject({ id: call.id, recordingStatus: 'downloaded' });
+	},
+);
