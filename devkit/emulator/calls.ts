@@ -73,8 +73,17 @@ export class CallStore {
 		this.add(count);
 	}
 
-	/** `recordingReadyAt`: when the new calls' recordings are ready (default: already). */
-	add(count: number, overrides: Partial<CallRecord> = {}, recordingReadyAt = 0): CallRecord[] {
+	/**
+	 * `recordingReadyAt`: when the new calls' recordings are ready (default: already).
+	 * `listedLate`: see `addLate`.
+	 */
+	add(
+		count: number,
+		overrides: Partial<CallRecord> = {},
+		recordingReadyAt = 0,
+		listedLate = false,
+	): CallRecord[] {
+		if (listedLate) return this.addLate(count, overrides, recordingReadyAt);
 		const added: CallRecord[] = [];
 		let newest = this.list.length > 0 ? Date.parse(this.list[0].created_at) + 1000 : 0;
 		for (let i = 0; i < count; i++) {
@@ -89,6 +98,33 @@ export class CallStore {
 		added.reverse();
 		this.list = added.concat(this.list);
 		return added;
+	}
+
+	/**
+	 * Calls listed where their `created_at` sorts (after calls of the same time), not at the front:
+	 * a call stamped when it started but listed when it ended, after shorter, later calls. Each
+	 * one's cursor number lies between its neighbours', so cursors still never shift; page numbers
+	 * do. Returned newest first.
+	 */
+	private addLate(
+		count: number,
+		overrides: Partial<CallRecord>,
+		recordingReadyAt: number,
+	): CallRecord[] {
+		const added: CallRecord[] = [];
+		for (let i = 0; i < count; i++) {
+			const call = { ...generateCall(this.nextNumber++), ...overrides };
+			if (recordingReadyAt > 0) this.recordingReadyAt.set(call, recordingReadyAt);
+			const at = Date.parse(call.created_at);
+			let index = this.list.findIndex((listed) => Date.parse(listed.created_at) < at);
+			if (index === -1) index = this.list.length;
+			const above = index > 0 ? (this.seqs.get(this.list[index - 1]) ?? 0) : this.nextNumber;
+			const below = index < this.list.length ? (this.seqs.get(this.list[index]) ?? 0) : 0;
+			this.seqs.set(call, (above + below) / 2);
+			this.list.splice(index, 0, call);
+			added.push(call);
+		}
+		return added.sort((a, b) => this.list.indexOf(a) - this.list.indexOf(b));
 	}
 
 	find(id: string): CallRecord | undefined {
@@ -133,7 +169,7 @@ export class CallStore {
 	}
 }
 
-/** A list cursor: the sequence number of the last call returned. */
+/** A list cursor: the sequence number of the last call returned (a call listed late: a fraction). */
 export function encodeCursor(seq: number): string {
 	return Buffer.from(JSON.stringify({ v: 1, after: seq })).toString('base64url');
 }
@@ -141,7 +177,7 @@ export function encodeCursor(seq: number): string {
 export function decodeCursor(cursor: string): number | undefined {
 	try {
 		const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-		return parsed?.v === 1 && Number.isInteger(parsed.after) ? parsed.after : undefined;
+		return parsed?.v === 1 && Number.isFinite(parsed.after) ? parsed.after : undefined;
 	} catch {
 		return undefined;
 	}

@@ -35,8 +35,13 @@ export function connectEmulator(baseUrl: string) {
 			call('POST', '/recording-processing', change),
 		setRecordingFiles: (change: Partial<RecordingFiles>) =>
 			call('POST', '/recording-files', change),
-		addCalls: async (count: number, overrides: Partial<CallRecord> = {}) =>
-			(await call<{ calls: CallRecord[] }>('POST', '/calls', { count, overrides })).calls,
+		addCalls: async (
+			count: number,
+			overrides: Partial<CallRecord> = {},
+			placement: { listedLate?: boolean } = {},
+		) =>
+			(await call<{ calls: CallRecord[] }>('POST', '/calls', { count, overrides, ...placement }))
+				.calls,
 		reset: () => call('POST', '/reset'),
 	};
 }

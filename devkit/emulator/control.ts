@@ -64,13 +64,18 @@ export function handleControl(
 			case 'POST /recording-files':
 				return json(200, { recordingFiles: target.setRecordingFiles(input ?? {}) });
 			case 'POST /calls': {
-				const { count = 1, overrides = {} } = (input ?? {}) as {
+				const {
+					count = 1,
+					overrides = {},
+					listedLate = false,
+				} = (input ?? {}) as {
 					count?: number;
 					overrides?: Partial<CallRecord>;
+					listedLate?: boolean;
 				};
 				if (!Number.isInteger(count) || count < 0)
 					throw new Error('count must be a non-negative integer');
-				return json(201, { calls: target.addCalls(count, overrides) });
+				return json(201, { calls: target.addCalls(count, overrides, { listedLate }) });
 			}
 			case 'POST /reset':
 				target.reset();

@@ -156,9 +156,14 @@ export class EmulatorServer implements T.Emulator {
 		return (this.files = resolveFiles(this.files, change));
 	}
 
-	addCalls(n: number, overrides?: Partial<T.CallRecord>): T.CallRecord[] {
+	addCalls(
+		n: number,
+		overrides?: Partial<T.CallRecord>,
+		placement?: { listedLate?: boolean },
+	): T.CallRecord[] {
 		const { delayMs } = this.processing;
-		return this.callStore.add(n, overrides, delayMs > 0 ? Date.now() + delayMs : 0);
+		const readyAt = delayMs > 0 ? Date.now() + delayMs : 0;
+		return this.callStore.add(n, overrides, readyAt, placement?.listedLate === true);
 	}
 
 	stats() {

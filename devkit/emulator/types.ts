@@ -248,8 +248,16 @@ export interface Emulator {
 	setRateLimit(cfg: RateLimitConfig | false): void;
 	setRecordingProcessing(processing: Partial<RecordingProcessing>): RecordingProcessing;
 	setRecordingFiles(files: Partial<RecordingFiles>): RecordingFiles;
-	/** New calls become the newest (front of the list); returned newest first, like `calls`. */
-	addCalls(n: number, overrides?: Partial<CallRecord>): CallRecord[];
+	/**
+	 * New calls become the newest (front of the list); returned newest first, like `calls`.
+	 * `listedLate`: each goes where its `created_at` sorts instead, after the calls of the same
+	 * time: a call stamped when it started but listed when it ended, after later, shorter calls.
+	 */
+	addCalls(
+		n: number,
+		overrides?: Partial<CallRecord>,
+		placement?: { listedLate?: boolean },
+	): CallRecord[];
 	stats(): EmulatorStats;
 	/** Clears requests, leads, faults and limiter state, and re-seeds the calls. */
 	reset(): void;

@@ -8,11 +8,19 @@ import { idOf } from '../shared/calls/callPages';
  * one, a time: used to order, to bound the search and to tell the list's order.
  */
 
-/** Time fields by preference: creation first, then start, then generic names. */
+/**
+ * Time fields by preference: creation first, then start, then generic names. Besides `created_at`,
+ * creation goes by `date_created` / `dateCreated` (Twilio, whose RFC 2822 dates `Date.parse`
+ * reads) and `created_time` / `createdTime` (Meta's Graph API, Zoho and others).
+ */
 const TIME_KEYS = [
 	'created_at',
 	'createdAt',
 	'created',
+	'date_created',
+	'dateCreated',
+	'created_time',
+	'createdTime',
 	'started_at',
 	'startedAt',
 	'start_time',

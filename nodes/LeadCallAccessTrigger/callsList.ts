@@ -7,7 +7,7 @@ import { isStale } from '../shared/errors';
 import type { ListOrder, TrackedCall } from './calls';
 import { CallListError, assertOrder, chronological, trackCall } from './calls';
 import type { Position, Tail } from './position';
-import { callVerdict } from './position';
+import { callVerdict, callVerdicts } from './position';
 import type { TriggerSettings } from './settings';
 
 /**
@@ -60,35 +60,53 @@ export function assertTimed(call: TrackedCall): void {
 	);
 }
 
+/** The ids of the top of a newest-first list, as a check read them: what the next one compares. */
+export const HEAD_SIZE = 2 * MAX_PAGE_SIZE;
+
+/** The new calls of a newest-first list, oldest first, and what the next check compares. */
+export interface HeadCalls {
+	emitted: TrackedCall[];
+	/**
+	 * The ids at the top of what was read (`Position.head`) once the first `handled` of `emitted`
+	 * are handled: the others are left out, so that the next check finds them again.
+	 */
+	headAfter: (handled: number) => string[];
+}
+
 /**
- * The calls listed before the position, in list order (newest first). The page on which the
- * position is reached is read to its end: a call slightly out of order on it is not lost.
- * Calls that arrive while the walk runs are either on a page already read (found now) or
- * ahead of the first page (found by the next poll), never both.
+ * Pages are read until the one where a handled or older call appears, to its end: a call slightly
+ * out of order on it is not lost, nor one listed since between calls the last check read
+ * (`callVerdicts`). Calls that arrive while the walk runs are either on a page already read
+ * (found now) or ahead of the first page (found by the next poll), never both.
  */
 export async function findNewCalls(
 	pages: AsyncIterable<CallPage>,
 	position: Position,
 	options: { requireTimes: boolean },
-): Promise<TrackedCall[]> {
+): Promise<HeadCalls> {
 	const seen = new Set(position.seen);
-	const fresh: TrackedCall[] = [];
+	const listed: TrackedCall[] = [];
 	for await (const page of pages) {
-		let reached = false;
 		// Calls that arrived while this walk ran are ahead of the position: the next poll has them.
-		for (const call of trackPage(page, 'newest').slice(page.arrivedDuringWalk)) {
+		const calls = trackPage(page, 'newest').slice(page.arrivedDuringWalk);
+		listed.push(...calls);
+		let reached = false;
+		for (const call of calls) {
 			if (options.requireTimes) assertTimed(call);
 			const verdict = callVerdict(call, position, seen);
-			if (verdict === 'new') fresh.push(call);
-			else if (verdict === 'older') reached = true;
-			else if (verdict === 'reached') {
-				reached = true;
-				break; // no times: the calls after a handled one are older, by list order alone
-			}
+			if (verdict === 'older' || verdict === 'reached') reached = true;
 		}
 		if (reached) break;
 	}
-	return fresh;
+	const verdicts = callVerdicts(listed, 'newest', position, position.head);
+	const fresh = listed.filter((_, index) => verdicts[index] === 'new');
+	const emitted = chronological(fresh, 'newest');
+	const read = listed.slice(0, HEAD_SIZE).map((call) => call.id);
+	const headAfter = (handled: number) => {
+		const left = new Set(emitted.slice(handled).map((call) => call.id));
+		return read.filter((id) => !left.has(id));
+	};
+	return { emitted, headAfter };
 }
 
 /**
@@ -194,10 +212,8 @@ async function walk(
 	options: { requireTimes: boolean },
 	resumed: boolean,
 ): Promise<TailCalls | undefined> {
-	const seen = new Set(position.seen);
 	const read: Tail[] = [];
-	let fresh: Listed[] = [];
-	let reached = false;
+	const listed: Listed[] = [];
 	for await (const page of pages) {
 		const calls = trackPage(page, 'oldest');
 		if (resumed && read.length === 0 && !calls.some((call) => position.tail!.ids.includes(call.id)))
@@ -206,15 +222,20 @@ async function walk(
 		read.push({ request: page.request, ids: tailIds(calls) });
 		for (const call of calls) {
 			if (options.requireTimes) assertTimed(call);
-			const verdict = callVerdict(call, position, seen);
-			if (verdict === 'new') fresh.push({ call, page: read.length - 1 });
-			else if (verdict === 'reached') {
-				// No time to compare: only the calls listed after the last handled one are new.
-				fresh = [];
-				reached = true;
-			}
+			listed.push({ call, page: read.length - 1 });
 		}
 	}
+	// Read again from the remembered page, a call listed since between its calls is new.
+	const calls = listed.map((each) => each.call);
+	const verdicts = callVerdicts(
+		calls,
+		'oldest',
+		position,
+		resumed ? position.tail!.ids : undefined,
+	);
+	const fresh = listed.filter((_, index) => verdicts[index] === 'new');
+	// No time to compare: only the calls listed after the last handled one are new.
+	const reached = verdicts.includes('reached');
 	if (!reached && position.newestAt === undefined && fresh.length > 0) {
 		throw new CallListError(
 			'The trigger cannot find the calls it handled last in the calls list, so it cannot tell which calls are new',
@@ -230,11 +251,17 @@ async function walk(
 	return { emitted, tailAfter };
 }
 
+/**
+ * The page to resume from. Its ids leave out the calls not handled yet, so they are found again
+ * even when listed late (unless that leaves none to find the page by).
+ */
 function resumeAt(read: Tail[], fresh: Listed[], emitted: Set<string>): Tail {
 	const lastEmitted = fresh.filter((listed) => emitted.has(listed.call.id)).pop();
 	const firstLeft = fresh.find((listed) => !emitted.has(listed.call.id));
 	const pages = [lastEmitted?.page, firstLeft?.page].filter((page) => page !== undefined);
-	return (
-		read[pages.length > 0 ? Math.min(...pages) : read.length - 1] ?? { request: undefined, ids: [] }
-	);
+	const tail = read[pages.length > 0 ? Math.min(...pages) : read.length - 1];
+	if (tail === undefined) return { request: undefined, ids: [] };
+	const left = new Set(fresh.map((listed) => listed.call.id).filter((id) => !emitted.has(id)));
+	const ids = tail.ids.filter((id) => !left.has(id));
+	return { ...tail, ids: ids.length > 0 ? ids : tail.ids };
 }

@@ -6,6 +6,7 @@ import type { ListOrder, TrackedCall } from './calls';
 import { CallListError, chronological, timeOrder } from './calls';
 import type { PagesFrom } from './callsList';
 import {
+	HEAD_SIZE,
 	findNewCalls,
 	findStartCalls,
 	findTailCalls,
@@ -54,7 +55,8 @@ async function start(pages: PagesFrom, settings: TriggerSettings): Promise<Posit
 	const empty: Position = { seen: [], queryKey: settings.queryKey };
 	if (known === 'newest') {
 		const calls = await findStartCalls(all);
-		return recordCalls({ ...empty, order: known }, chronological(calls, 'newest'));
+		const head = calls.slice(0, HEAD_SIZE).map((call) => call.id);
+		return recordCalls({ ...empty, order: known, head }, chronological(calls, 'newest'));
 	}
 	// Oldest first, or not known yet: new calls may come at the end, so find it.
 	const { calls, tail } = await readToEnd(all);
@@ -84,9 +86,13 @@ async function findNew(
 		head = all;
 	}
 	if (order === 'newest') {
-		const calls = chronological(await findNewCalls(head, from, { requireTimes }), 'newest');
+		const { emitted, headAfter } = await findNewCalls(head, from, { requireTimes });
 		const listed = { ...from, order, tail: undefined };
-		return { calls, after: (handled) => recordCalls(listed, calls.slice(0, handled)) };
+		return {
+			calls: emitted,
+			after: (handled) =>
+				recordCalls({ ...listed, head: headAfter(handled) }, emitted.slice(0, handled)),
+		};
 	}
 	const { emitted, tailAfter } = await findTailCalls(pages, from, { requireTimes });
 	// New calls found at the end of a list whose order was unknown: it is oldest first.
@@ -95,7 +101,10 @@ async function findNew(
 	return {
 		calls: emitted,
 		after: (handled) =>
-			recordCalls({ ...from, order: known, tail: tailAfter(handled) }, emitted.slice(0, handled)),
+			recordCalls(
+				{ ...from, order: known, tail: tailAfter(handled), head: undefined },
+				emitted.slice(0, handled),
+			),
 	};
 }
 

@@ -99,6 +99,23 @@ describe('GET /v1/calls', () => {
 		},
 	);
 
+	it('a call listed late goes where its created_at sorts; cursors, even one that ends on it, neither repeat nor skip', async () => {
+		const paged = await start({ seedCalls: 25 });
+		const listedLate = (created: number) =>
+			paged.addCalls(1, { created_at: new Date(created).toISOString() }, { listedLate: true })[0];
+		const time = (index: number) => Date.parse(paged.calls[index].created_at);
+		const late = listedLate((time(3) + time(4)) / 2);
+		expect(paged.calls.indexOf(late)).toBe(4);
+		const first = await page(`${paged.baseUrl}/v1/calls?limit=5`);
+		expect(first.ids[4]).toBe(late.id);
+		const expected = paged.calls.slice(5).map((call) => call.id);
+		listedLate((time(0) + time(1)) / 2); // among the calls already read
+		const early = listedLate(Date.UTC(2020, 0, 1));
+		expect(paged.calls[paged.calls.length - 1]).toBe(early);
+		const rest = await page(`${paged.baseUrl}/v1/calls?limit=100&cursor=${first.next}`);
+		expect(rest.ids).toEqual([...expected, early.id]);
+	});
+
 	it('seeds deterministic calls, newest first, with strictly decreasing created_at', async () => {
 		const { calls } = emu();
 		expect((await start()).calls).toEqual(calls);

@@ -106,6 +106,9 @@ describe('HTTP control routes', () => {
 		// Only calls added from then on are processed; seeded calls are ready.
 		expect((await recording('call_000122')).status).toBe(202);
 		expect((await recording(seeded.id)).status).toBe(200);
+		const { created_at } = emu().calls[5];
+		const [late] = await control.addCalls(1, { created_at }, { listedLate: true });
+		expect(emu().calls[6]).toEqual(late); // after the call of the same time
 
 		const state = await control.state({ since: 1 });
 		expect(state).toMatchObject({

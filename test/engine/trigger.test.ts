@@ -78,6 +78,19 @@ describe.each(MATRIX)(
 			expect(await trigger.poll()).toEqual([]);
 		});
 
+		test('a call listed late, between calls already delivered, comes once', async () => {
+			const { emulator, trigger } = await activated(listOptions);
+			const delivered = emulator.addCalls(6);
+			expect(await trigger.poll()).toEqual(ids(delivered));
+			// Stamped when it started, between the two newest delivered calls, but listed only now.
+			const [newest, before] = delivered.map((call) => Date.parse(call.created_at));
+			const created_at = new Date((newest + before) / 2).toISOString();
+			const late = emulator.addCalls(1, { created_at }, { listedLate: true });
+			expect(await trigger.poll()).toEqual(ids(late));
+			trigger.restart();
+			expect(await trigger.poll()).toEqual([]);
+		});
+
 		test('Fetch Test Event returns the most recent call and leaves the position alone', async () => {
 			const emulator = await emulatorWith(listOptions);
 			// Without times "most recent" is the list's order, which the user then names.

@@ -17,7 +17,7 @@ const { emulatorWith, activated } = useTriggerEmulators({ seedCalls: 30 });
 
 describe('trigger position', () => {
 	// Restarts: the matrix of trigger.test.ts; how many ids are kept: test/unit/position.test.ts.
-	test('the stored position is bounded plain JSON: ids, the newest creation time and the order', async () => {
+	test('the stored position is bounded plain JSON: ids, the newest creation time, the order and the top of the list as read', async () => {
 		const { emulator, trigger } = await activated();
 		const added = emulator.addCalls(2);
 		expect(await trigger.poll()).toEqual(ids(added));
@@ -28,6 +28,7 @@ describe('trigger position', () => {
 			seenIds: expect.arrayContaining(ids(added)),
 			newestCreatedAt: added[0].created_at,
 			listOrder: 'newest',
+			headIds: emulator.calls.map((call) => call.id),
 		});
 	});
 

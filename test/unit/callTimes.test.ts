@@ -1,4 +1,4 @@
-import { parseSince, parseTime } from '../../nodes/LeadCallAccessTrigger/calls';
+import { parseSince, parseTime, trackCall } from '../../nodes/LeadCallAccessTrigger/calls';
 
 const utc = (iso: string) => Date.parse(`${iso}Z`);
 
@@ -19,6 +19,17 @@ describe('parseTime: the times calls carry', () => {
 			expect(parseTime(value)).toBeUndefined();
 		},
 	);
+});
+
+describe('trackCall: the time fields a call is read by', () => {
+	test.each([
+		['date_created', 'Mon, 05 Jan 2026 09:00:00 +0000'], // Twilio: RFC 2822
+		['dateCreated', '2026-01-05T09:00:00Z'],
+		['created_time', '2026-01-05T09:00:00+0000'], // Meta's Graph API
+		['createdTime', 1_767_603_600],
+	])('%s', (field, value) => {
+		expect(trackCall({ id: 'c1', [field]: value }).at).toBe(utc('2026-01-05T09:00:00'));
+	});
 });
 
 describe("parseSince: Calls Since, read in the workflow's timezone", () => {

@@ -26,15 +26,26 @@ const position = (seen: string[], newestAt?: number): Position => ({
 	queryKey: '',
 });
 
-describe('a newest-first list', () => {
-	async function* pagesOf(...pages: IDataObject[][]) {
-		for (const calls of pages) yield { calls, request: undefined, arrivedDuringWalk: 0 };
-	}
+async function* pagesOf(...pages: IDataObject[][]) {
+	for (const calls of pages) yield { calls, request: undefined, arrivedDuringWalk: 0 };
+}
 
+/** The new calls of a newest-first list, oldest first, and the head once `handled` are handled. */
+async function newestFirst(
+	pages: AsyncIterable<CallPage>,
+	from: Position,
+	handled?: number,
+	requireTimes = false,
+) {
+	const { emitted, headAfter } = await findNewCalls(pages, from, { requireTimes });
+	return { emitted: idsOf(emitted), head: headAfter(handled ?? emitted.length) };
+}
+
+describe('a newest-first list', () => {
 	test('an unseen call at the newest instant is new even when it follows a handled one', async () => {
 		const pages = pagesOf([call('a', 5), call('b', 5), call('c', 4)], [call('d', 3)]);
-		const fresh = await findNewCalls(pages, position(['a'], at(5)), { requireTimes: false });
-		expect(idsOf(fresh)).toEqual(['b']);
+		const { emitted } = await newestFirst(pages, position(['a'], at(5)));
+		expect(emitted).toEqual(['b']);
 	});
 
 	test('without creation times the list order alone marks the position', async () => {
@@ -45,15 +56,36 @@ describe('a newest-first list', () => {
 				yield { calls, request: undefined, arrivedDuringWalk: 0 };
 			}
 		}
-		const fresh = await findNewCalls(counted(), position(['a', 'q']), { requireTimes: false });
-		expect(idsOf(fresh)).toEqual(['x', 'y']);
+		const { emitted } = await newestFirst(counted(), position(['a', 'q']));
+		expect(emitted).toEqual(['y', 'x']);
 		expect(pagesRead).toBe(2);
 	});
 
 	test('a page slightly out of order loses no call', async () => {
 		const pages = pagesOf([call('n1', 9), call('old', 4), call('n2', 8), call('older', 3)]);
-		const fresh = await findNewCalls(pages, position(['old'], at(5)), { requireTimes: false });
-		expect(idsOf(fresh)).toEqual(['n1', 'n2']);
+		const { emitted } = await newestFirst(pages, position(['old'], at(5)));
+		expect(emitted).toEqual(['n2', 'n1']);
+	});
+
+	test('without times the page where a handled call appears is read to its end: a call listed since between handled calls is new', async () => {
+		let pagesRead = 0;
+		async function* counted() {
+			for (const calls of [[call('n'), call('a'), call('late'), call('b')], [call('q')]]) {
+				pagesRead++;
+				yield { calls, request: undefined, arrivedDuringWalk: 0 };
+			}
+		}
+		const from = { ...position(['a', 'b']), head: ['a', 'b'] };
+		expect((await newestFirst(counted(), from)).emitted).toEqual(['late', 'n']);
+		expect(pagesRead).toBe(1);
+	});
+
+	test('the head: the top of what was read, the calls not handled yet left out', async () => {
+		const pages = pagesOf([call('n', 10), call('a', 8), call('late', 7), call('b', 6)]);
+		const from = { ...position(['a', 'b'], at(8)), head: ['a', 'b'] };
+		const { emitted, head } = await newestFirst(pages, from, 1);
+		expect(emitted).toEqual(['late', 'n']);
+		expect(head).toEqual(['a', 'late', 'b']);
 	});
 
 	test('calls without an id are refused', async () => {
@@ -62,7 +94,7 @@ describe('a newest-first list', () => {
 
 	test('Calls Since needs creation times', async () => {
 		const pages = pagesOf([call('a')]);
-		await expect(findNewCalls(pages, position([], at(0)), { requireTimes: true })).rejects.toThrow(
+		await expect(newestFirst(pages, position([], at(0)), 0, true)).rejects.toThrow(
 			/Calls Since needs each call's creation time/,
 		);
 	});
@@ -113,11 +145,11 @@ describe('where the next poll of an oldest-first list resumes', () => {
 		expect(tail).toEqual({ request: { query: { page: 2 } }, ids: ['c', 'd'] });
 	});
 
-	test('part handled: the page of the last handled call, where the calls not handled yet follow', async () => {
+	test('part handled: the page of the last handled call, where the calls not handled yet follow (left out of its ids, so they are found again)', async () => {
 		const list = listOf([call('a', 1)], [call('b', 2), call('c', 3)], [call('d', 4)]);
 		const { emitted, tail } = await resumeFrom(list, position(['a'], at(1)), 1);
 		expect(emitted).toEqual(['b', 'c', 'd']);
-		expect(tail).toEqual({ request: { query: { page: 2 } }, ids: ['b', 'c'] });
+		expect(tail).toEqual({ request: { query: { page: 2 } }, ids: ['b'] });
 	});
 
 	test('a new call not handled yet on an earlier page than the last handled one: that page', async () => {

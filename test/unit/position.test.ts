@@ -5,6 +5,7 @@ import type { Position } from '../../nodes/LeadCallAccessTrigger/position';
 import {
 	MAX_REMEMBERED,
 	callVerdict,
+	callVerdicts,
 	readPosition,
 	recordCalls,
 	usablePosition,
@@ -28,6 +29,7 @@ const full: Position = {
 	queryKey: 'tag=a',
 	order: 'oldest',
 	tail: { request: { query: { page: 3 } }, ids: ['b', 'c'] },
+	head: ['c', 'x', 'b'],
 	held: [{ call: call('h', 6), since: at(8) }],
 };
 
@@ -83,7 +85,7 @@ describe('usablePosition', () => {
 		expect(usablePosition(full, full.queryKey)).toBe(full);
 	});
 
-	test('other Query Parameters with times: the handled calls and held calls stay, order and tail are found again', () => {
+	test('other Query Parameters with times: the handled calls and held calls stay, order, tail and head are found again', () => {
 		expect(usablePosition(full, 'tag=b')).toEqual({
 			seen: full.seen,
 			newestAt: full.newestAt,
@@ -117,14 +119,83 @@ describe('recordCalls', () => {
 describe('callVerdict', () => {
 	const position: Position = { seen: ['a'], newestAt: at(5), queryKey: '' };
 	const seen = new Set(position.seen);
+	const listedSince = { pastHandled: false, listedSince: true };
+	const pastHandled = { pastHandled: true, listedSince: false };
 
 	test.each([
-		['created before the newest handled call', 'older', call('x', 4)],
-		['not handled yet', 'new', call('x', 5)],
-		['handled, at the newest handled time', 'known', call('a', 5)],
-		['handled, without a time', 'reached', call('a')],
-		['not handled, without a time', 'new', call('x')],
-	])('%s: %s', (_, verdict, listed) => {
-		expect(callVerdict(listed, position, seen)).toBe(verdict);
+		['created before the newest handled call', 'older', call('x', 4), undefined],
+		['not handled yet', 'new', call('x', 5), undefined],
+		['handled, at the newest handled time', 'known', call('a', 5), undefined],
+		['handled, without a time', 'reached', call('a'), undefined],
+		['not handled, without a time', 'new', call('x'), undefined],
+		['created before the newest handled call but listed since', 'new', call('x', 4), listedSince],
+		['handled, and listed since (it was not on the page)', 'known', call('a', 5), listedSince],
+		['not handled, without a time, listed past a handled call', 'older', call('x'), pastHandled],
+		[
+			'not handled, without a time, listed past a handled call and since',
+			'new',
+			call('x'),
+			{ pastHandled: true, listedSince: true },
+		],
+	])('%s: %s', (_, verdict, listed, placement) => {
+		expect(callVerdict(listed, position, seen, placement)).toBe(verdict);
+	});
+});
+
+/**
+ * Where a call is listed against what the last check read there: a call listed since between two
+ * calls it read is new whatever its time (stamped when it started, listed when it ended); one
+ * listed past all of them stays older.
+ */
+describe('callVerdicts', () => {
+	test('newest first: a call listed since between calls the last check read is new, whatever its time', () => {
+		// The last check read c, x (older, before the start), b; 'late' and 'below' came since.
+		const position: Position = { seen: ['c', 'b'], newestAt: at(9), queryKey: '' };
+		const listed = [call('n', 10), call('c', 9), call('late', 8), call('x', 7), call('b', 5)];
+		const below = call('below', 4);
+		expect(callVerdicts([...listed, below], 'newest', position, ['c', 'x', 'b'])).toEqual([
+			'new',
+			'known',
+			'new',
+			'older',
+			'older',
+			'older',
+		]);
+	});
+
+	test('newest first without times: the same, by list order alone', () => {
+		const position: Position = { seen: ['c', 'b'], queryKey: '' };
+		const listed = ['n', 'c', 'late', 'x', 'b', 'below'].map((id) => call(id));
+		expect(callVerdicts(listed, 'newest', position, ['c', 'x', 'b'])).toEqual([
+			'new',
+			'reached',
+			'new',
+			'older',
+			'reached',
+			'older',
+		]);
+	});
+
+	test("oldest first: only between the remembered page's calls; one shifted onto its top stays older", () => {
+		// Read again from the remembered page ['a', 'b']: an insertion before it shifts 'p' onto it.
+		const position: Position = { seen: ['b', 'a'], newestAt: at(5), queryKey: '' };
+		const listed = [call('p', 1), call('a', 3), call('late', 4), call('b', 5), call('n', 6)];
+		expect(callVerdicts(listed, 'oldest', position, ['a', 'b'])).toEqual([
+			'older',
+			'older',
+			'new',
+			'known',
+			'new',
+		]);
+	});
+
+	test('a check that reads elsewhere (from the start) has nothing to compare: times decide', () => {
+		const position: Position = { seen: ['b', 'a'], newestAt: at(5), queryKey: '' };
+		const listed = [call('a', 3), call('late', 4), call('b', 5)];
+		expect(callVerdicts(listed, 'oldest', position, undefined)).toEqual([
+			'older',
+			'older',
+			'known',
+		]);
 	});
 });
