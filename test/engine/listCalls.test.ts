@@ -1,6 +1,7 @@
 import type { PaginationStyle } from '../../devkit/emulator';
 import { DEMO_KEYS, PAGINATION_STYLES, POSITIONAL_STYLES } from '../../devkit/emulator';
 import type { WorkflowSetup } from '../../devkit/engine/fixtures';
+import type { TestCredentials } from '../../devkit/engine/harness';
 import { run, useEmulator, workflowFrom } from '../../devkit/engine/fixtures';
 
 // How a page is read (list shapes, next-page hints): test/unit/pagination.test.ts.
@@ -8,8 +9,8 @@ function useCallsList(...options: Parameters<typeof useEmulator>) {
 	const { emulator, credentials } = useEmulator(...options);
 	return {
 		emulator,
-		listCalls: async (setup: WorkflowSetup, apiKey: string = DEMO_KEYS.full) =>
-			await run(workflowFrom('listCalls', setup), credentials({ apiKey })),
+		listCalls: async (setup: WorkflowSetup, overrides: Partial<TestCredentials> = {}) =>
+			await run(workflowFrom('listCalls', setup), credentials(overrides)),
 		listRequests: () => emulator().requests.filter((request) => request.path === '/v1/calls'),
 	};
 }
@@ -178,23 +179,25 @@ describe('List Calls parameters and items', () => {
 	});
 
 	test('403 names the calls:read scope', async () => {
-		const result = await listCalls({}, DEMO_KEYS.leadsOnly);
+		const result = await listCalls({}, { apiKey: DEMO_KEYS.leadsOnly });
 		expect(result.errors[0].error).toMatch(/lacks the scope calls:read/);
 	});
 
-	test('a next-page URL on another origin is refused, so the key never goes there', async () => {
+	test('a next-page URL on another origin is refused, naming the Base URL that would work', async () => {
+		// The service is reached as localhost but writes its links with its own name.
+		const { baseUrl } = emulator();
+		const next = `${baseUrl}/v1/calls?cursor=2`;
 		emulator().inject({
 			kind: 'status',
 			status: 200,
 			path: '/v1/calls',
-			body: JSON.stringify({
-				data: [{ id: 'call_x' }],
-				next: 'https://evil.example.com/v1/calls?cursor=2',
-			}),
+			body: JSON.stringify({ data: [{ id: 'call_x' }], next }),
 		});
-		const result = await listCalls({ parameters: { returnAll: true } });
-		expect(result.errors[0].error).toMatch(
-			/Refused to follow a link to https:\/\/evil\.example\.com/,
+		const localhost = `${baseUrl.replace('127.0.0.1', 'localhost')}/`;
+		const result = await listCalls({ parameters: { returnAll: true } }, { baseUrl: localhost });
+		expect(result.errors[0].error).toBe(
+			`Refused to follow a link to ${baseUrl}: the API key is only sent to the credential's Base URL (${localhost.slice(0, -1)}). If ${baseUrl} is the service's own address, the one it uses in its links, set the credential's Base URL to ${baseUrl}`,
 		);
+		expect(listRequests()).toHaveLength(1);
 	});
 });
