@@ -49,6 +49,7 @@ describe('readPage', () => {
 			more: true,
 		});
 		expect(readPage({ data: calls, hasMore: true, next_cursor: 'c' }).more).toBeUndefined();
+		expect(readPage({ data: calls, has_more: true, next_cursor: null }).more).toBe(true);
 	});
 
 	test('a bare list is unpaginated unless a Link header says otherwise', () => {
@@ -89,7 +90,7 @@ describe('nextRequest: where a walk through the list goes next, or that it ends'
 		});
 	});
 
-	test('has_more alone goes on after the last call; without its id, a dead end', () => {
+	test('has_more alone goes on after the last call; without its id, or when ignored, a dead end', () => {
 		const stripe = (data: object[]) => readPage({ data, has_more: true });
 		expect(nextRequest(state(), stripe(calls), asked)).toEqual({
 			query: { starting_after: 'b' },
@@ -99,6 +100,12 @@ describe('nextRequest: where a walk through the list goes next, or that it ends'
 				deadEnd: expect.stringMatching(/says it has more \(has_more\) but not where/),
 				advice: expect.stringMatching(/Query Parameters/),
 			});
+		const walk = state();
+		const request = nextRequest(walk, stripe(calls), asked) as NextPage;
+		expect(nextRequest(walk, stripe(calls), { ...asked, request, freshCalls: 0 })).toEqual({
+			deadEnd: `The node cannot reach the calls after the first 2: the service ignored starting_after and listed the same calls again`,
+			advice: expect.any(String),
+		});
 	});
 
 	test.each([

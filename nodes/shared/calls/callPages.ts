@@ -74,8 +74,9 @@ const deadEnd = (why: string, at: number): DeadEnd => ({
  * the service `refused` (400 or 422):
  * 1. the page's own hint: a cursor, a next link (a query-only one, `?…`, relative to the
  *    request's path), a Link header, page or offset counters;
- * 2. `has_more: true` alone (Stripe): the page after the last call, `starting_after=<its id>`;
- *    with no id to start after, a dead end;
+ * 2. `has_more: true` without a cursor (Stripe): the page after the last call,
+ *    `starting_after=<its id>`; with no id to start after, or when the service answers that
+ *    with calls already listed, a dead end;
  * 3. a bare list (no hint on its first page, nor on the probes that follow; the last page of a
  *    paged list has none either): a probe for the calls after those listed, under both common
  *    names, `offset` and `skip` (FastAPI's tutorial), after every non-empty page, short ones
@@ -108,6 +109,12 @@ export function nextRequest(
 		const id = last === undefined ? undefined : idOf(last);
 		if (id === undefined)
 			return deadEnd('the list says it has more (has_more) but not where', state.listed);
+		// Asked for the calls after one, the service listed only calls already listed.
+		if (asked.request !== undefined && asked.freshCalls === 0)
+			return deadEnd(
+				'the service ignored starting_after and listed the same calls again',
+				state.listed - page.records.length,
+			);
 		next = { query: { starting_after: id } };
 	}
 	const { request } = asked;

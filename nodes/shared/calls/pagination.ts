@@ -100,10 +100,10 @@ function nextFromObject(source: IDataObject, pageLength: number): Hint {
 			if (next) return { found, next };
 		}
 	}
-	if (found) return { found, next: undefined };
-	// Stripe: `has_more` alone; the next page starts after the last call (see `nextRequest`).
+	// Stripe: `has_more` without a cursor; the next page starts after the last call (`nextRequest`).
 	if (source.has_more === true || source.hasMore === true)
 		return { found: true, next: undefined, more: true };
+	if (found) return { found, next: undefined };
 	return nextFromCounters(source, pageLength);
 }
 
