@@ -75,16 +75,28 @@ export function listCalls(
 			invalid('created_after', 'datetime_parsing', 'a valid datetime', query.created_after),
 		);
 	if (errors.length > 0) return validationError(errors);
+	const style = opts.paginationStyle;
+	const byPage = style === 'data-page' || style === 'data-current_page';
 	const page = Number(query.page ?? 1);
-	if (opts.paginationStyle === 'data-page' && (!Number.isInteger(page) || page < 1))
+	const skip = Number(query.skip ?? 0);
+	if (byPage && (!Number.isInteger(page) || page < 1))
 		return validationError([invalid('page', 'int_parsing', 'a valid integer', query.page)]);
+	if (style === 'array-skip' && (!Number.isInteger(skip) || skip < 0))
+		return validationError([invalid('skip', 'int_parsing', 'a valid integer', query.skip)]);
 
 	// An empty `cursor=` is the first page; anything else must be one of ours.
 	const afterSeq = query.cursor ? decodeCursor(query.cursor) : undefined;
 	if (query.cursor && afterSeq === undefined) return detail(400, 'Invalid cursor');
+	const afterId = style === 'data-has_more' ? query.starting_after : undefined;
+	if (afterId !== undefined && store.find(afterId) === undefined)
+		return detail(400, `No such call: '${afterId}'`);
 	const size = limit as number;
 	const found = store.page(
-		opts.paginationStyle === 'data-page' ? { skip: (page - 1) * size } : { afterSeq },
+		byPage
+			? { skip: (page - 1) * size }
+			: style === 'array-skip'
+				? { skip }
+				: { afterSeq, afterId },
 		size,
 		(call) =>
 			(query.direction ?? call.direction) === call.direction &&
@@ -95,12 +107,33 @@ export function listCalls(
 	const items = found.items.map((call) => withTimeField(call, opts.callTimeField));
 	const { next } = found;
 	// On the origin the client used, so that it follows it with its key.
+	const origin = host ? `http://${host}` : url.origin;
 	const nextUrl = (): string => {
 		const params = new URLSearchParams(url.searchParams);
 		params.set('cursor', next!);
-		return `${host ? `http://${host}` : url.origin}${url.pathname}?${params}`;
+		return `${origin}${url.pathname}?${params}`;
 	};
-	switch (opts.paginationStyle) {
+	const pageUrl = (number: number) => `${origin}${url.pathname}?page=${number}`;
+	const lastPage = Math.max(1, Math.ceil(found.total / size));
+	switch (style) {
+		case 'data-has_more':
+			return json(200, { object: 'list', data: items, has_more: next !== null });
+		case 'items-next-query': {
+			const params = new URLSearchParams({ cursor: next ?? '', limit: String(size) });
+			return json(200, { items, next: next === null ? null : `?${params}` });
+		}
+		case 'data-current_page':
+			return json(200, {
+				current_page: page,
+				data: items,
+				last_page: lastPage,
+				// As Laravel's paginator writes them: without the request's other parameters.
+				next_page_url: page < lastPage ? pageUrl(page + 1) : null,
+				per_page: size,
+				total: found.total,
+			});
+		case 'array-skip':
+			return json(200, items);
 		case 'items-nextCursor':
 			return json(200, { items, nextCursor: next });
 		case 'calls-next-token':
@@ -111,7 +144,7 @@ export function listCalls(
 			return json(200, {
 				data: items,
 				page,
-				pages: Math.max(1, Math.ceil(found.total / size)),
+				pages: lastPage,
 				total: found.total,
 			});
 		case 'array-link-header':

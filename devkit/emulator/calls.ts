@@ -137,11 +137,11 @@ export class CallStore {
 	}
 
 	/**
-	 * One page in the listing's order, after the cursor position (`afterSeq`) or, for page-number
-	 * listings, after `skip` matching calls.
+	 * One page in the listing's order, after the cursor position (`afterSeq`), after the call
+	 * `afterId` (Stripe's `starting_after`) or, for page-number listings, after `skip` matching calls.
 	 */
 	page(
-		query: { afterSeq?: number; skip?: number },
+		query: { afterSeq?: number; afterId?: string; skip?: number },
 		limit: number,
 		filter: (call: CallRecord) => boolean,
 		order: ListOrder,
@@ -153,6 +153,10 @@ export class CallStore {
 		const past = (call: CallRecord, after: number): boolean =>
 			order === 'oldest-first' ? seq(call) > after : seq(call) < after;
 		let start = query.skip ?? 0;
+		if (query.afterId !== undefined) {
+			const after = this.find(query.afterId);
+			query = { afterSeq: after === undefined ? undefined : seq(after) };
+		}
 		if (query.afterSeq !== undefined) {
 			let hi = listed.length;
 			while (start < hi) {

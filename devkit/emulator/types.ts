@@ -51,7 +51,12 @@ export type PaginationStyle =
 	| 'calls-next-token' // { calls: [...], next: string | null } (token)
 	| 'results-next-url' // { results: [...], next: absolute URL | null } (DRF-like)
 	| 'array-link-header' // top-level array + `Link: <url>; rel="next"` when there is more
-	| 'data-page'; // { data: [...], page, pages, total }, next page by `page=N`
+	| 'data-page' // { data: [...], page, pages, total }, next page by `page=N`
+	// Conventions that lists of other services follow (README: "Calls"):
+	| 'data-has_more' // Stripe: { object: 'list', data, has_more }, next by `starting_after=<id>`
+	| 'items-next-query' // { items, next: '?cursor=…&limit=…' | null }: a query-only link
+	| 'data-current_page' // Laravel: { current_page, data, last_page, next_page_url, … }, `page=N`
+	| 'array-skip'; // FastAPI's tutorial: top-level array, `skip` and `limit`, no hint at all
 
 /** Every cursor style, for suites that run once per style. */
 export const PAGINATION_STYLES: readonly PaginationStyle[] = [
@@ -60,10 +65,19 @@ export const PAGINATION_STYLES: readonly PaginationStyle[] = [
 	'calls-next-token',
 	'results-next-url',
 	'array-link-header',
+	'data-has_more',
+	'items-next-query',
 ];
 
 /** Page numbers: kept out of PAGINATION_STYLES, whose suites expect stable cursors. */
 export const PAGE_NUMBER_STYLE: PaginationStyle = 'data-page';
+
+/** Positions that shift when calls arrive (page numbers, skip), as PAGE_NUMBER_STYLE. */
+export const POSITIONAL_STYLES: readonly PaginationStyle[] = [
+	PAGE_NUMBER_STYLE,
+	'data-current_page',
+	'array-skip',
+];
 
 /**
  * What GET /v1/calls/{id}/recording answers while a recording is still being processed (the spec

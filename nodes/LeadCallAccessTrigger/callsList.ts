@@ -218,6 +218,8 @@ async function walk(
 		const calls = trackPage(page, 'oldest');
 		if (resumed && read.length === 0 && !calls.some((call) => position.tail!.ids.includes(call.id)))
 			return undefined;
+		// No page to resume from: the empty answer that ends a bare list (callPages.ts).
+		if (calls.length === 0) continue;
 		if (!resumed && read.length >= MAX_WALK_PAGES) throw tooLong();
 		read.push({ request: page.request, ids: tailIds(calls) });
 		for (const call of calls) {

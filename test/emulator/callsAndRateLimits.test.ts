@@ -66,10 +66,13 @@ describe('GET /v1/calls', () => {
 		const list: CallRecord[] = Array.isArray(body)
 			? body
 			: (body.data ?? body.items ?? body.calls ?? body.results);
+		const ids = list.map((call) => call.id);
+		// Stripe's has_more: the next page starts after the last call.
+		const after = body.has_more ? `?limit=10&starting_after=${ids[ids.length - 1]}` : null;
 		const next = Array.isArray(body)
 			? (link ?? null)
-			: (body.next_cursor ?? body.nextCursor ?? body.next ?? null);
-		return { ids: list.map((call) => call.id), next, body };
+			: (body.next_cursor ?? body.nextCursor ?? body.next ?? after);
+		return { ids, next, body };
 	}
 
 	it.each(PAGINATION_STYLES)(
@@ -86,7 +89,9 @@ describe('GET /v1/calls', () => {
 				if (result.next === null) break;
 				url = result.next.startsWith('http')
 					? result.next
-					: `${paged.baseUrl}/v1/calls?limit=10&cursor=${encodeURIComponent(result.next)}`;
+					: result.next.startsWith('?')
+						? `${paged.baseUrl}/v1/calls${result.next}`
+						: `${paged.baseUrl}/v1/calls?limit=10&cursor=${encodeURIComponent(result.next)}`;
 				expect(url.startsWith(`${paged.baseUrl}/v1/calls?`)).toBe(true);
 				expect(pages).toBeLessThan(3);
 			}

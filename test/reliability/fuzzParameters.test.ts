@@ -12,7 +12,7 @@ import { useHarness } from './support/harness';
 
 const CALLS = 250;
 /** Set by the node for pagination; a user parameter of that name is refused. */
-const RESERVED = ['limit', 'cursor', 'offset'];
+const RESERVED = ['limit', 'cursor', 'offset', 'skip', 'starting_after'];
 /** Names the HTTP client would drop silently; the node refuses them. */
 const UNSENDABLE = ['__proto__', 'constructor', 'prototype'];
 /** Query parameters the emulator filters on (a bad value is its 422). */

@@ -1,11 +1,19 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 
 import type { RequestContext } from '../context';
 import type { ApiOperation, ApiRequest, RequestPolicy } from '../transport';
 import { apiRequest } from '../transport';
-import { operationError, serverMessage, toNodeError, validationDetailsOf } from '../errors';
+import {
+	operationError,
+	serverMessage,
+	statusOf,
+	toNodeError,
+	validationDetailsOf,
+} from '../errors';
 import type { NextPage, Page } from './pagination';
 import { readPage } from './pagination';
+
+const LIST_PATH = '/v1/calls';
 
 /** The largest page size APIs of this kind commonly accept; asking for more risks a 422. */
 export const MAX_PAGE_SIZE = 100;
@@ -39,31 +47,95 @@ interface WalkState {
 	listed: number;
 	/** Requests already made, so a list that points back to itself ends instead of looping. */
 	requested: Set<string>;
+	/** The last request probed a bare list: at which call, and whether the page before was full. */
+	probe?: { at: number; afterFull: boolean };
 }
 
+/** A walk that cannot go on although the list may hold more calls: why, and what to set. */
+export interface DeadEnd {
+	deadEnd: string;
+	advice: string;
+}
+
+/** What fetched the page: its request (undefined: the first page), its size, its new calls. */
+export interface Asked {
+	request?: NextPage;
+	limit: number;
+	freshCalls: number;
+}
+
+const deadEnd = (why: string, at: number): DeadEnd => ({
+	deadEnd: `The node cannot reach the calls after the first ${at}: ${why}`,
+	advice: `Narrow the list with Query Parameters the service documents (for example created_after) so that it fits in one page, or in Get Many Calls set Limit to ${at} or less. Please tell the node's maintainers how the service pages its calls list.`,
+});
+
 /**
- * The one decision of where a walk through the calls list goes after `page`: the page's own
- * next-page hint; for a bare list with no hint that came back full, the next offset (harmless
- * where unsupported: the repeated page brings nothing new); otherwise, or when the list repeats
- * a request, the end (undefined).
+ * The one decision of where a walk through the calls list goes after `page`, or after a probe
+ * the service `refused` (400 or 422):
+ * 1. the page's own hint: a cursor, a next link (a query-only one, `?…`, relative to the
+ *    request's path), a Link header, page or offset counters;
+ * 2. `has_more: true` without a cursor (Stripe): the page after the last call,
+ *    `starting_after=<its id>`; with no id to start after, or when the service answers that
+ *    with calls already listed, a dead end;
+ * 3. a bare list (no hint on its first page, nor on the probes that follow; the last page of a
+ *    paged list has none either): a probe for the calls after those listed, under both common
+ *    names, `offset` and `skip` (FastAPI's tutorial), after every non-empty page, short ones
+ *    too: a service that caps pages silently below the size asked makes a page look short.
+ *    An empty answer ends the list. An answer with no new call, or a refusal, means the
+ *    service ignores the probe: after a short page (or one longer than asked: the service
+ *    ignores `limit`) the first page was the whole list, as from a service that lists
+ *    everything at once; after a page of exactly the size asked the rest is out of reach: a
+ *    dead end rather than a silent cut. Cost: one request more than the pages, per listing;
+ * 4. otherwise, or when the list repeats a request, the end (undefined).
+ * A dead end fails the walk only if its caller wants more calls.
  */
 export function nextRequest(
 	state: WalkState,
-	page: Page,
-	asked: { limit: number; freshCalls: number },
-): NextPage {
+	page: Page | 'refused',
+	asked: Asked,
+): NextPage | DeadEnd {
+	const probe = state.probe;
+	state.probe = undefined;
+	if (page === 'refused')
+		return probe?.afterFull ? deadEnd('the service refused offset and skip', probe.at) : undefined;
 	state.listed += page.records.length;
 	let next = page.next;
-	if (next === undefined) {
-		const full = page.unpaginated && page.records.length >= asked.limit && asked.freshCalls > 0;
-		if (!full) return undefined;
-		next = { query: { offset: state.listed } };
+	if (next && 'url' in next && next.url.startsWith('?')) {
+		const path = asked.request && 'url' in asked.request ? asked.request.url : LIST_PATH;
+		next = { url: `${path.replace(/[?#].*$/, '')}${next.url}` };
 	}
+	if (next === undefined && page.more) {
+		const last = page.records[page.records.length - 1];
+		const id = last === undefined ? undefined : idOf(last);
+		if (id === undefined)
+			return deadEnd('the list says it has more (has_more) but not where', state.listed);
+		// Asked for the calls after one, the service listed only calls already listed.
+		if (asked.request !== undefined && asked.freshCalls === 0)
+			return deadEnd(
+				'the service ignored starting_after and listed the same calls again',
+				state.listed - page.records.length,
+			);
+		next = { query: { starting_after: id } };
+	}
+	const { request } = asked;
+	const bare = request === undefined || ('query' in request && 'offset' in request.query);
+	if (next === undefined && page.unpaginated && bare && page.records.length > 0) {
+		if (probe !== undefined && asked.freshCalls === 0) {
+			const why = 'the service ignored offset and skip and listed the same calls again';
+			return probe.afterFull ? deadEnd(why, probe.at) : undefined;
+		}
+		state.probe = { at: state.listed, afterFull: page.records.length === asked.limit };
+		next = { query: { offset: state.listed, skip: state.listed } };
+	}
+	if (next === undefined) return undefined;
 	const marker = JSON.stringify(next);
 	if (state.requested.has(marker)) return undefined;
 	state.requested.add(marker);
 	return next;
 }
+
+export const isDeadEnd = (next: NextPage | DeadEnd): next is DeadEnd =>
+	next !== undefined && 'deadEnd' in next;
 
 /** A walk that starts at `from` (undefined: the first page). */
 function walkFrom(from: NextPage): WalkState {
@@ -81,7 +153,7 @@ function pageRequest(next: NextPage, query: IDataObject): ApiRequest {
 	return {
 		operation: LIST_CALLS,
 		method: 'GET',
-		path: '/v1/calls',
+		path: LIST_PATH,
 		qs: { ...query, ...next?.query },
 	};
 }
@@ -128,9 +200,15 @@ export async function* iterateCallPages(
 		} catch (error) {
 			// A service with a smaller maximum page size says so in a 422: use its maximum.
 			const allowed = allowedPageSize(error, limit);
-			if (allowed === undefined) throw toNodeError(this.getNode(), error);
-			maxPageSize = allowed;
-			continue;
+			if (allowed !== undefined) {
+				maxPageSize = allowed;
+				continue;
+			}
+			if (state.probe === undefined || !['400', '422'].includes(statusOf(error) ?? ''))
+				throw toNodeError(this.getNode(), error);
+			const after = nextRequest(state, 'refused', { limit, freshCalls: 0 });
+			if (after === undefined) return;
+			throw deadEndError(this.getNode(), after as DeadEnd, error as Error);
 		}
 		pageLimit = limit;
 
@@ -148,21 +226,29 @@ export async function* iterateCallPages(
 			);
 		}
 
-		const firstRepeat = page.records.findIndex((record) => seenIds.has(idOf(record) ?? ''));
+		// A call without an id is known by its content, so that a list repeated whole is seen.
+		const keyOf = (record: IDataObject) => idOf(record) ?? JSON.stringify(record);
+		const firstRepeat = page.records.findIndex((record) => seenIds.has(keyOf(record)));
 		const fresh = page.records.filter((record) => {
-			const id = idOf(record);
-			if (id === undefined) return true;
-			if (seenIds.has(id)) return false;
-			seenIds.add(id);
+			const key = keyOf(record);
+			if (seenIds.has(key)) return false;
+			seenIds.add(key);
 			return true;
 		});
 		const arrivedDuringWalk = firstRepeat > 0 ? firstRepeat : 0;
 		const request = next;
-		next = nextRequest(state, page, { limit, freshCalls: fresh.length });
+		const after = nextRequest(state, page, { request, limit, freshCalls: fresh.length });
+		next = isDeadEnd(after) ? undefined : after;
 		yield { calls: fresh, request, next, arrivedDuringWalk };
 
-		if (next === undefined || options.wanted() <= 0) return;
+		if (options.wanted() <= 0) return;
+		if (isDeadEnd(after)) throw deadEndError(this.getNode(), after);
+		if (next === undefined) return;
 	}
+}
+
+function deadEndError(node: INode, end: DeadEnd, cause?: Error): Error {
+	return operationError(node, end.deadEnd, { description: end.advice, cause });
 }
 
 const UNREADABLE_LIST_ADVICE =

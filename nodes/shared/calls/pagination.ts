@@ -13,13 +13,23 @@ const CURSOR_KEYS = [
 	'nextPageToken',
 	'cursor_next',
 ];
-const NEXT_KEYS = ['next', 'next_url', 'nextUrl', 'next_page', 'nextPage'];
+/** `next_page_url`: Laravel's paginator. */
+const NEXT_KEYS = [
+	'next',
+	'next_url',
+	'nextUrl',
+	'next_page',
+	'nextPage',
+	'next_page_url',
+	'nextPageUrl',
+];
 const CONTAINER_KEYS = ['pagination', 'meta', 'links', 'paging', 'page_info', 'pageInfo'];
 const PAGE_COUNT_KEYS = ['pages', 'total_pages', 'totalPages', 'last_page', 'lastPage'];
 
 /**
- * Where the next page is: a URL to request as it is, or query parameters to add to the
- * first request's (`cursor`, `page` or `offset`).
+ * Where the next page is: a URL to request as it is (a query-only one, `?cursor=…`, is relative
+ * to the request's path), or query parameters to add to the first request's (`cursor`, `page`,
+ * `offset`, `starting_after`).
  */
 export type NextPage = { url: string } | { query: IDataObject } | undefined;
 
@@ -28,6 +38,8 @@ export interface Page {
 	next: NextPage;
 	/** True when the body carried no pagination hint at all (a bare list). */
 	unpaginated: boolean;
+	/** The body says more calls follow (`has_more: true`, Stripe) but not where. */
+	more?: boolean;
 }
 
 class UnexpectedPageError extends Error {}
@@ -36,22 +48,26 @@ function nextFromValue(value: unknown): NextPage {
 	if (typeof value === 'number') return { query: { cursor: String(value) } };
 	if (typeof value !== 'string' || value.trim() === '') return undefined;
 	const text = value.trim();
-	return /^(https?:\/\/|\/)/i.test(text) ? { url: text } : { query: { cursor: text } };
+	return /^(https?:\/\/|\/|\?)/i.test(text) ? { url: text } : { query: { cursor: text } };
 }
 
-/** Page-number (`page` of `pages`) and offset (`offset` of `total`) styles. */
-function nextFromCounters(
-	source: IDataObject,
-	pageLength: number,
-): { found: boolean; next: NextPage } {
-	const pageCount = PAGE_COUNT_KEYS.map((key) => source[key]).find(
-		(value) => typeof value === 'number',
-	);
-	if (typeof source.page === 'number' && typeof pageCount === 'number') {
-		return {
-			found: true,
-			next: source.page < pageCount ? { query: { page: source.page + 1 } } : undefined,
-		};
+interface Hint {
+	found: boolean;
+	next: NextPage;
+	more?: boolean;
+}
+
+/**
+ * Page-number (`page` of `pages`; Laravel's `current_page` of `last_page`) and offset (`offset`
+ * of `total`) styles.
+ */
+function nextFromCounters(source: IDataObject, pageLength: number): Hint {
+	const numberAt = (keys: string[]) =>
+		keys.map((key) => source[key]).find((value) => typeof value === 'number') as number | undefined;
+	const pageCount = numberAt(PAGE_COUNT_KEYS);
+	const page = numberAt(['page', 'current_page', 'currentPage']);
+	if (page !== undefined && pageCount !== undefined) {
+		return { found: true, next: page < pageCount ? { query: { page: page + 1 } } : undefined };
 	}
 	if (typeof source.offset === 'number' && typeof source.total === 'number') {
 		const nextOffset = source.offset + pageLength;
@@ -64,12 +80,15 @@ function nextFromCounters(
 	return { found: false, next: undefined };
 }
 
-function nextFromObject(
-	source: IDataObject,
-	pageLength: number,
-): { found: boolean; next: NextPage } {
+function nextFromObject(source: IDataObject, pageLength: number): Hint {
 	if (source.has_more === false || source.hasMore === false)
 		return { found: true, next: undefined };
+	// Laravel's page links carry the Query Parameters only when the service appends them
+	// (`withQueryString`): with its counters, the node asks for the next page itself.
+	if (typeof (source.current_page ?? source.currentPage) === 'number') {
+		const counted = nextFromCounters(source, pageLength);
+		if (counted.found) return counted;
+	}
 	let found = false;
 	for (const key of [...CURSOR_KEYS, ...NEXT_KEYS]) {
 		if (key in source) {
@@ -81,6 +100,9 @@ function nextFromObject(
 			if (next) return { found, next };
 		}
 	}
+	// Stripe: `has_more` without a cursor; the next page starts after the last call (`nextRequest`).
+	if (source.has_more === true || source.hasMore === true)
+		return { found: true, next: undefined, more: true };
 	if (found) return { found, next: undefined };
 	return nextFromCounters(source, pageLength);
 }
@@ -134,11 +156,13 @@ export function readPage(body: unknown, linkHeader?: string | string[]): Page {
 	for (const key of CONTAINER_KEYS) {
 		if (hint.next || !isJsonObject(body[key])) continue;
 		const nested = nextFromObject(body[key] as IDataObject, records.length);
-		hint = { found: hint.found || nested.found, next: nested.next };
+		hint = { found: hint.found || nested.found, next: nested.next, more: hint.more || nested.more };
 	}
+	const next = hint.next ?? fromLink;
 	return {
 		records,
-		next: hint.next ?? fromLink,
+		next,
 		unpaginated: !hint.found && fromLink === undefined,
+		...(hint.more && next === undefined ? { more: true } : {}),
 	};
 }

@@ -5,7 +5,7 @@ import { operationError } from '../errors';
 import { nodeParameter } from '../context';
 
 /** Query parameters that the node sets itself for pagination; a user value would break it. */
-const RESERVED = ['limit', 'cursor', 'offset'];
+const RESERVED = ['limit', 'cursor', 'offset', 'skip', 'starting_after'];
 
 /** Names axios silently leaves out of the query string: refused rather than lost. */
 const UNSENDABLE = ['__proto__', 'constructor', 'prototype'];

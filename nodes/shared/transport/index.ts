@@ -132,11 +132,13 @@ export async function getConnectionSettings(this: RequestContext): Promise<Conne
 function resolveUrl(settings: ConnectionSettings, request: ApiRequest, node: INode): string {
 	if (request.url === undefined) return `${settings.apiBase}${request.path ?? ''}`;
 	const target = new URL(request.url, `${settings.apiBase}/`);
-	// A "next page" link elsewhere would receive our key: never follow it.
+	// A "next page" link elsewhere would receive our key: never follow it. A service reached by
+	// another name than its own (localhost for 127.0.0.1, say) writes its links with its own.
 	if (target.origin !== settings.origin) {
+		const base = `${target.origin}${settings.apiBase.slice(settings.origin.length)}`;
 		throw operationError(
 			node,
-			`Refused to follow a link to ${target.origin}: the API key is only sent to the credential's Base URL (${settings.origin})`,
+			`Refused to follow a link to ${target.origin}: the API key is only sent to the credential's Base URL (${settings.origin}). If ${target.origin} is the service's own address, the one it uses in its links, set the credential's Base URL to ${base}`,
 		);
 	}
 	return target.toString();
