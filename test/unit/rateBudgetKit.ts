@@ -27,17 +27,10 @@ export function whenAllowed(b: RateBudget, now: number): [Departure, number] {
 
 /**
  * Sends `count` requests one after another through the budget against the emulator's limiter,
- * counted there `onTheWayMs(sent)` after they leave (2 ms) and answered 3 ms later; a 429 pauses
- * the key for its Retry-After, as the transport does. Returns when each was accepted and how many
- * 429s there were.
+ * counted there 2 ms after they leave and answered 3 ms later; a 429 pauses the key for its
+ * Retry-After, as the transport does. Returns when each was accepted and how many 429s there were.
  */
-export function drive(
-	b: RateBudget,
-	config: RateLimitConfig,
-	count: number,
-	start = 0,
-	onTheWayMs: (sent: number) => number = () => 2,
-) {
+export function drive(b: RateBudget, config: RateLimitConfig, count: number, start = 0) {
 	const clock = { now: start };
 	// The same clock states epoch resets: tests of them start at an epoch time.
 	const limiter = new RateLimiter(
@@ -46,14 +39,14 @@ export function drive(
 		() => clock.now,
 	);
 	const acceptedAt: number[] = [];
-	let [rateLimited, sent] = [0, 0];
+	let rateLimited = 0;
 	while (acceptedAt.length < count) {
 		const departure = ask(b, clock.now);
 		if (typeof departure === 'number') {
 			clock.now += departure;
 			continue;
 		}
-		clock.now += onTheWayMs(sent++);
+		clock.now += 2; // on its way to the server
 		const decision = limiter.take('key');
 		clock.now += 3;
 		const stated = readRateLimitHeaders(decision.headers, clock.now);

@@ -59,21 +59,6 @@ describe('rule 2: a bucket refilled at the limit; a burst goes one request at a 
 		expect(b.state).toMatchObject({ share: 1, burst: 1 });
 		expect((acceptedAt[24] - acceptedAt[4]) / 20).toBeLessThanOrEqual((WINDOW / LIMIT) * 1.05);
 	});
-
-	test('a full bucket refills from when the server counted the first request: a slow one draws no 429', () => {
-		// Its stated count replaces our window (rule 5), its resets rounded down end before its
-		// refill: the bucket alone paces the key. The first request, counted 200 ms after it left
-		// (a new connection), puts the server's refill 200 ms behind ours.
-		const server = {
-			limit: LIMIT,
-			windowMs: WINDOW,
-			algorithm: 'token-bucket',
-			headers: 'x-ratelimit-epoch',
-			resetRounding: 'down',
-		} as const;
-		const slowFirst = (sent: number) => (sent === 0 ? 200 : 2);
-		expect(drive(budget(), server, LIMIT + 3, 1_800_000_000_000, slowFirst).rateLimited).toBe(0);
-	});
 });
 
 describe('rule 3: a 429 pauses the key', () => {

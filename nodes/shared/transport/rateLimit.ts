@@ -11,9 +11,6 @@ import type { StatedWindow } from './rateLimitHeaders';
  * 2. Bucket: it has a token; tokens refill at share × limit per window, up to `burst`. The bucket
  *    starts full (burst = limit): a fresh key sends a window's worth at once, one request at a
  *    time while 2 or more tokens are left, so a server without burst refuses one, not many.
- *    After a window without our requests, the server's bucket is full: it starts refilling when
- *    it counts the next request, by its answer, maybe long after it left (a new connection, a
- *    busy machine). Ours starts then too.
  * 3. Pause: no 429's Retry-After is still running (the retry policy sets it for the whole key).
  * 4. What a 429 teaches besides:
  *    a. Nothing while rule 5 holds the key (its count holds us until its reset), nor when sent
@@ -96,8 +93,6 @@ export class RateBudget {
 	/** The counts the last answer stated, one per stated window (rule 5); empty: none stated. */
 	private stated = new Map<string, StatedCount>();
 	private resetsLateByMs = 0;
-	/** The request that took from a bucket full after a window without ours (rule 2). */
-	private startedRefill?: Departure;
 
 	constructor(limit: BudgetLimit) {
 		this.configure(limit);
@@ -143,7 +138,7 @@ export class RateBudget {
 		const idle = this.recent.length === 0 && now - this.wantedUntil >= span;
 		if (idle) [this.burst, this.share, this.othersShareKey] = [this.limit, 1, false];
 		if (idle) this.lastLessonAt = -Infinity; // rule 4b: the next refused burst is the first
-		const rate = this.refillPerMs;
+		const rate = (this.share * this.limit) / span;
 		const burst = Math.max(this.burst, this.othersShareKey ? this.share * this.limit : 0);
 		this.tokens = Math.min(burst, this.tokens + (now - this.tokensAt) * rate);
 		this.tokensAt = now;
@@ -159,7 +154,6 @@ export class RateBudget {
 		if (wait > 0) return wait;
 
 		const departure = { at: now, tokensBefore: this.tokens, answeredAt: Infinity };
-		if (this.recent.length === 0 && this.tokens >= burst) this.startedRefill = departure;
 		this.tokens -= 1;
 		this.inFlight++;
 		this.recent.push(departure);
@@ -171,19 +165,10 @@ export class RateBudget {
 		if (this.limit <= 0 || departure.answeredAt !== Infinity) return;
 		departure.answeredAt = now;
 		this.inFlight--;
-		// Rule 2: it started the server's refill, counted there by now at the latest.
-		if (departure === this.startedRefill && !answer?.rateLimited) {
-			this.tokens -= (now - departure.at) * this.refillPerMs;
-		}
 		if (answer === undefined) return;
 		this.readStated(answer.stated, now);
 		if (answer.rateLimited) this.learnFrom429(departure, now);
 		else this.grow(now);
-	}
-
-	/** Rule 2's refill: share × limit per window (and its margin). */
-	private get refillPerMs(): number {
-		return (this.share * this.limit) / (this.windowMs * (1 + RULES.margin));
 	}
 
 	/** Rule 3: the server told us when to come back; nobody using this key goes before then. */
