@@ -25,19 +25,21 @@ describe('Rate limits: pacing and Retry-After', () => {
 		expect(times[14]).toBeGreaterThanOrEqual(2 * 3000);
 	});
 
-	// 3 per 3 s: one request a second, so 2 % of the spacing (20 ms) covers this machine's jitter.
+	// How few 429s each lesson costs is a count of real time: the rate bench prints it
+	// (bench/rate-limits.md), and test/unit/rateLimit.test.ts pins each rule on a simulated clock.
+	// Here a count would check the machine's load: requests a second apart meet a 429 from
+	// scheduling jitter alone (measured: 2 with the rules and 5 with no rule at all when idle; 5
+	// with the rules in a CI run while n8n installed beside it).
 	test.each([
-		// One 429 teaches that bursts are refused (a second may come from scheduling jitter).
-		['a token bucket without burst', { algorithm: 'token-bucket', burst: 1 } as const, 60, 2],
-		// Told twice the real budget: the share halves in a few steps.
-		['half the budget the credential says', { algorithm: 'sliding-log' } as const, 120, 5],
+		['a token bucket without burst', { algorithm: 'token-bucket', burst: 1 } as const, 60],
+		['half the budget the credential says', { algorithm: 'sliding-log' } as const, 120],
 	])(
-		'learns a stricter server (%s): a few 429s, then none; nothing lost',
-		async (_label, server, requestsPerMinute, most429) => {
+		'a stricter server than the credential says (%s): its 429s waited out, nothing lost',
+		async (_label, server, requestsPerMinute) => {
 			emulator().setRateLimit({ limit: 3, windowMs: 3000, ...server });
 			expect((await importLeads(12, undefined, paced(requestsPerMinute))).success).toHaveLength(12);
 			expect(rateLimited()).toBeGreaterThan(0);
-			expect(rateLimited()).toBeLessThanOrEqual(most429);
+			expect(emulator().leads.size).toBe(12);
 		},
 	);
 
