@@ -76,7 +76,7 @@ export function listCalls(
 		);
 	if (errors.length > 0) return validationError(errors);
 	const style = opts.paginationStyle;
-	const byPage = style === 'data-page' || style === 'data-current_page';
+	const byPage = ['data-page', 'data-current_page', 'data-next_page_url'].includes(style);
 	const page = Number(query.page ?? 1);
 	const skip = Number(query.skip ?? 0);
 	if (byPage && (!Number.isInteger(page) || page < 1))
@@ -131,6 +131,13 @@ export function listCalls(
 				next_page_url: page < lastPage ? pageUrl(page + 1) : null,
 				per_page: size,
 				total: found.total,
+			});
+		case 'data-next_page_url':
+			return json(200, {
+				current_page: page,
+				data: items,
+				next_page_url: page < lastPage ? pageUrl(page + 1) : null,
+				per_page: size,
 			});
 		case 'array-skip':
 			return json(200, items);

@@ -14,7 +14,8 @@
  *   --reset-rounding R  how those headers' Reset is rounded to whole seconds: up (default) | down | nearest
  *   --calls N           seeded calls (default 120)
  *   --pagination S      data-next_cursor | items-nextCursor | calls-next-token | results-next-url | array-link-header | data-page
- *                       | data-has_more | items-next-query | data-current_page | array-skip (README: "Calls")
+ *                       | data-has_more | items-next-query | data-current_page | data-next_page_url
+ *                       | array-skip (README: "Calls")
  *   --list-order O      newest-first (default) | oldest-first (new calls appended at the end)
  *   --time-field F      the field listed calls carry their time in (default created_at); "none" for no time
  *   --recording-bytes N size of each recording (default 32768)

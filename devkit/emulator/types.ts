@@ -56,6 +56,7 @@ export type PaginationStyle =
 	| 'data-has_more' // Stripe: { object: 'list', data, has_more }, next by `starting_after=<id>`
 	| 'items-next-query' // { items, next: '?cursor=…&limit=…' | null }: a query-only link
 	| 'data-current_page' // Laravel: { current_page, data, last_page, next_page_url, … }, `page=N`
+	| 'data-next_page_url' // Laravel's simplePaginate: as above without last_page nor total
 	| 'array-skip'; // FastAPI's tutorial: top-level array, `skip` and `limit`, no hint at all
 
 /** Every cursor style, for suites that run once per style. */
@@ -76,6 +77,7 @@ export const PAGE_NUMBER_STYLE: PaginationStyle = 'data-page';
 export const POSITIONAL_STYLES: readonly PaginationStyle[] = [
 	PAGE_NUMBER_STYLE,
 	'data-current_page',
+	'data-next_page_url',
 	'array-skip',
 ];
 

@@ -53,6 +53,15 @@ describe.each([...PAGINATION_STYLES, ...POSITIONAL_STYLES])(
 			expect(listRequests()).toHaveLength(requests.limit);
 			expect(listRequests()[0].query.limit).toBe('100');
 		});
+
+		test('the Query Parameters and the page size reach every page, next links too', async () => {
+			const inbound = query({ name: 'direction', value: 'inbound' });
+			const result = await listCalls({ parameters: { returnAll: true, ...inbound } });
+			const expected = emulator().calls.filter((call) => call.direction === 'inbound');
+			expect(result.success.map((call) => call.id)).toEqual(expected.map((call) => call.id));
+			const sent = listRequests().map(({ query }) => [query.direction, query.limit]);
+			expect(sent).toEqual(sent.map(() => ['inbound', '100']));
+		});
 	},
 );
 
@@ -128,7 +137,7 @@ describe('List Calls on a list that does not say how it pages', () => {
 describe('List Calls parameters and items', () => {
 	const { emulator, listCalls, listRequests } = useCallsList({ seedCalls: 40 });
 
-	test('sends limit on the first page and the user query parameters on every page', async () => {
+	test('the first page asks for the Limit with the user query parameters, nothing else', async () => {
 		const inboundCompleted = query(
 			{ name: 'direction', value: 'inbound' },
 			{ name: 'status', value: 'completed' },

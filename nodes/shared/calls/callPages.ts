@@ -147,15 +147,33 @@ function walkFrom(from: NextPage): WalkState {
 /** Listing calls, for Get Many Calls, the trigger and the editor's call list. */
 export const LIST_CALLS: ApiOperation = { scope: 'calls:read', action: 'list calls' };
 
-/** The request for a page of the calls list: a next-page URL as given, else `/v1/calls?query`. */
+/**
+ * The request for a page of the calls list: `/v1/calls?query`, or a next-page link with the
+ * parameters of `query` it leaves out added back. Laravel's links, unless the service appends
+ * them, carry only `page`: a page 2 without the user's filters and the page size lists others.
+ */
 function pageRequest(next: NextPage, query: IDataObject): ApiRequest {
-	if (next && 'url' in next) return { operation: LIST_CALLS, method: 'GET', url: next.url };
+	if (next && 'url' in next)
+		return { operation: LIST_CALLS, method: 'GET', url: withQueryKept(next.url, query) };
 	return {
 		operation: LIST_CALLS,
 		method: 'GET',
 		path: LIST_PATH,
 		qs: { ...query, ...next?.query },
 	};
+}
+
+function withQueryKept(url: string, query: IDataObject): string {
+	const hashAt = url.includes('#') ? url.indexOf('#') : url.length;
+	const [head, hash] = [url.slice(0, hashAt), url.slice(hashAt)];
+	const queryAt = head.indexOf('?');
+	const linked = new URLSearchParams(queryAt < 0 ? '' : head.slice(queryAt + 1));
+	const left = new URLSearchParams();
+	for (const [name, value] of Object.entries(query))
+		if (!linked.has(name)) left.append(name, String(value));
+	if (left.toString() === '') return url;
+	const joint = queryAt < 0 ? '?' : /[?&]$/.test(head) ? '' : '&';
+	return `${head}${joint}${left.toString()}${hash}`;
 }
 
 /** A call's identifier; the spec shows no call fields, so the common spellings are accepted. */
@@ -183,11 +201,11 @@ export async function* iterateCallPages(
 	let pageLimit: number | undefined;
 
 	for (;;) {
-		// Page numbers count in pages of the first page's size: keep it for the whole walk. A walk
-		// resumed at a page number asks what its caller asks on every walk.
-		const byPageNumber = next !== undefined && 'query' in next && 'page' in next.query;
+		// Page numbers count in pages of the first page's size, and so may a next link that leaves
+		// the size out: keep it for the whole walk. A walk resumed there asks what its caller asks.
+		const keepsSize = next !== undefined && ('url' in next || 'page' in next.query);
 		const limit =
-			byPageNumber && pageLimit !== undefined
+			keepsSize && pageLimit !== undefined
 				? pageLimit
 				: Math.max(1, Math.min(maxPageSize, options.wanted()));
 		let response;
