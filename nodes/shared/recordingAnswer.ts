@@ -112,6 +112,13 @@ const isReadableLink = (text: string): boolean =>
 /** Text that is meant as a link the node cannot read (`files/x.mp3`, `s3://bucket/x`). */
 const looksLikeLink = (text: string): boolean => text.includes('/');
 
+/** The first field named for the link whose value is null or empty text, if any. */
+function emptyLinkField(body: IDataObject): string | undefined {
+	for (const source of sourcesOf(body))
+		for (const key of LINK_KEYS) if (source[key] === null || source[key] === '') return key;
+	return undefined;
+}
+
 /** "In Progress", "in-progress" → "in_progress". */
 const normalised = (word: string): string => word.toLowerCase().replace(/[\s-]+/g, '_');
 
@@ -127,10 +134,13 @@ function fieldNames(body: IDataObject): string[] {
  * that was asked: a relative link is resolved against it, so it stays on the API's origin.
  * 1. 202 is "processing" by itself.
  * 2. A readable link is ready, whatever the status says.
- * 3. A status that says there is no recording is `none`.
- * 4. Unreadable, never "processing": a status that says done without a link, a link the node
- *    cannot read, a body that is not JSON. Waiting would hold the call for a day and then deliver
- *    it without its file.
+ * 3. A status that says there is no recording is `none`; so is one that says done while the
+ *    link's own field is empty (`url: null`): as after a 404, the trigger holds such a call a
+ *    while and then delivers it without a file, and the checks go on.
+ * 4. Unreadable, never "processing": a status that says done with no link field the node knows
+ *    (the link may be under a name it does not read: every call would fail the same way), a link
+ *    the node cannot read, a body that is not JSON. Waiting would hold the call for a day and
+ *    then deliver it without its file.
  * 5. Anything else is processing: a status such as `processing`, `pending` or one the node does
  *    not know (waited for up to Wait for Recording, and named when the wait ends), or an empty
  *    answer or `{}`, which some services send until the recording is there.
@@ -153,7 +163,10 @@ export function readAnswer(
 	const statusSaid = status && `${status.key} "${status.text}"`;
 	if (statusSaid && NO_RECORDING_WORDS.includes(word)) return { state: 'none', said: statusSaid };
 	const meant = link ?? firstText(body, LINK_KEYS, looksLikeLink);
-	if (meant === undefined && !DONE_WORDS.includes(word)) return { state: 'processing' };
+	const done = DONE_WORDS.includes(word);
+	if (meant === undefined && !done) return { state: 'processing' };
+	const emptyLink = meant === undefined ? emptyLinkField(body) : undefined;
+	if (emptyLink !== undefined) return { state: 'none', said: `${statusSaid}, ${emptyLink} empty` };
 	const said = meant === undefined ? statusSaid! : `${meant.key} "${meant.text.slice(0, 100)}"`;
 	return { state: 'unreadable', kind: 'noLink', said, fields: fieldNames(body) };
 }
