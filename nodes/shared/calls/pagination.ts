@@ -83,8 +83,9 @@ function nextFromCounters(source: IDataObject, pageLength: number): Hint {
 function nextFromObject(source: IDataObject, pageLength: number): Hint {
 	if (source.has_more === false || source.hasMore === false)
 		return { found: true, next: undefined };
-	// Laravel's page links carry the Query Parameters only when the service appends them
-	// (`withQueryString`): with its counters, the node asks for the next page itself.
+	// Laravel writes its page links with its configured address (APP_URL), often not the one
+	// the client used (`http://` behind a proxy, another host): with its counters, the node asks
+	// for the next page at the Base URL itself. Without `last_page` (simplePaginate), the link.
 	if (typeof (source.current_page ?? source.currentPage) === 'number') {
 		const counted = nextFromCounters(source, pageLength);
 		if (counted.found) return counted;

@@ -129,9 +129,13 @@ export async function getConnectionSettings(this: RequestContext): Promise<Conne
 	return (await getContextCredential.call(this)).settings;
 }
 
-function resolveUrl(settings: ConnectionSettings, request: ApiRequest, node: INode): string {
+export function resolveUrl(settings: ConnectionSettings, request: ApiRequest, node: INode): string {
 	if (request.url === undefined) return `${settings.apiBase}${request.path ?? ''}`;
 	const target = new URL(request.url, `${settings.apiBase}/`);
+	// Behind a proxy that ends TLS, services (Django REST Framework, Laravel) write their links
+	// with http://: on the Base URL's own host, that link is the Base URL's address over https.
+	if (target.protocol === 'http:' && `https://${target.host}` === settings.origin)
+		target.protocol = 'https:';
 	// A "next page" link elsewhere would receive our key: never follow it. A service reached by
 	// another name than its own (localhost for 127.0.0.1, say) writes its links with its own.
 	if (target.origin !== settings.origin) {
