@@ -104,8 +104,9 @@ export function readPosition(staticData: IDataObject): Position | undefined {
 /**
  * The stored position if it still applies to the current Query Parameters. With times it
  * does: "created after the newest handled call" holds whatever the filter; only the order, the
- * tail and the head (what was listed, under the old filter) are found again. Without times the position is only the remembered ids, which a
- * changed filter may hide: the list would then seem all new, so the trigger starts over.
+ * tail and the head (what was listed, under the old filter) are found again. Without times the
+ * position is only the remembered ids, which a changed filter may hide: the list would then seem
+ * all new, so the trigger starts over.
  */
 export function usablePosition(
 	stored: Position | undefined,
