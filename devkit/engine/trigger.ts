@@ -16,6 +16,7 @@ import type {
 	INodeType,
 	IRun,
 	IWorkflowSettings,
+	WorkflowActivateMode,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
@@ -78,6 +79,15 @@ export function useTriggerEmulators(defaults: EmulatorOptions) {
 /** Thrown into the poll when "n8n" is killed while an execution runs. */
 class Killed extends Error {}
 
+/** The run n8n hands back for an execution a node failed in (the fields the trigger reads). */
+const failedRun = () =>
+	({
+		status: 'error',
+		mode: 'trigger',
+		startedAt: new Date(),
+		data: { resultData: { runData: {}, error: { message: 'Disk full' } } },
+	}) as unknown as IRun;
+
 /** One trigger node in one workflow, polled like n8n polls it. */
 export class TriggerUnderTest {
 	private workflow: Workflow;
@@ -88,10 +98,21 @@ export class TriggerUnderTest {
 	executions: INodeExecutionData[][] = [];
 	/** Set: "n8n" is killed while running the execution of that number (1-based) of the next poll. */
 	killAtExecution?: number;
+	/** Set: executions whose items it matches fail, as when a node after the trigger fails. */
+	failWhen?: (items: INodeExecutionData[]) => boolean;
+	/**
+	 * How n8n activated the trigger: 'activate' when published; n8n's durable scheduler runs every
+	 * scheduled check as 'update'.
+	 */
+	activation: WorkflowActivateMode = 'activate';
+	/** Set: the poll budget n8n's durable scheduler gives each check (ms); else n8n-core's default. */
+	budgetMs?: number;
+	/** How long each execution the trigger starts takes to finish (ms). */
+	executionMs = 0;
 
 	constructor(
 		emulator: Emulator,
-		private readonly parameters: IDataObject = {},
+		private parameters: IDataObject = {},
 		private readonly settings: IWorkflowSettings = {},
 	) {
 		this.credentials = { baseUrl: emulator.baseUrl, apiKey: DEMO_KEYS.full, requestsPerMinute: 0 };
@@ -124,15 +145,23 @@ export class TriggerUnderTest {
 			this.executions.push(data[0]);
 			const killed = this.executions.length === this.killAtExecution;
 			if (killed) this.killAtExecution = undefined;
-			setImmediate(() => (killed ? done?.reject(new Killed()) : done?.resolve(undefined)));
+			const run = this.failWhen?.(data[0]) ? failedRun() : undefined;
+			const finish = () => (killed ? done?.reject(new Killed()) : done?.resolve(run));
+			if (this.executionMs > 0) setTimeout(finish, this.executionMs);
+			else setImmediate(finish);
 		};
 		const context = new PollContext(
 			this.workflow,
 			node,
 			additionalDataFor(this.credentials),
 			mode,
-			mode === 'manual' ? 'manual' : 'activate',
+			mode === 'manual' ? 'manual' : this.activation,
 			emit,
+			undefined,
+			undefined,
+			undefined,
+			undefined,
+			this.budgetMs === undefined ? undefined : () => this.budgetMs!,
 		);
 		const result = await new LeadCallAccessTrigger().poll.call(context);
 		if (result !== null) emit(result);
@@ -151,6 +180,12 @@ export class TriggerUnderTest {
 	/** n8n restarts after a clean stop: the workflow is rebuilt with its static data. */
 	restart(): void {
 		this.workflow = this.build(this.storedState());
+	}
+
+	/** The user changes the trigger's parameters and publishes again: its static data stays. */
+	reconfigure(parameters: IDataObject): void {
+		this.parameters = parameters;
+		this.restart();
 	}
 
 	/** n8n was killed: the workflow is rebuilt from the static data as n8n last saved it. */

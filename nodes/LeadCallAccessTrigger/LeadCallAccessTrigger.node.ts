@@ -13,6 +13,7 @@ import { optionsCollection } from '../shared/transport/retry';
 import { pollCalls } from './poll';
 import {
 	DEFAULT_CALLS_PER_EXECUTION,
+	DEFAULT_LOOK_BACK_HOURS,
 	DEFAULT_PROCESSING_LIMIT_HOURS,
 	DEFAULT_RECORDING_WAIT_MINUTES,
 } from './settings';
@@ -41,7 +42,15 @@ const triggerOptions: INodeProperties[] = [
 		type: 'dateTime',
 		default: '',
 		description:
-			"Also start with the calls made since this time (in the workflow's time zone), oldest first. Empty: only calls that arrive after the workflow is published.",
+			"Also start with the calls made since this time (in the workflow's time zone), oldest first. Empty: only calls that arrive after the workflow is published. Set another date later to get every call since then again, once (to redo a day).",
+	},
+	{
+		displayName: 'Deliver Failed Calls Again',
+		name: 'retryFailedCalls',
+		type: 'boolean',
+		default: true,
+		description:
+			'Whether to start the workflow again with the calls of an execution that failed (a full disk, a destination down), at each check until it succeeds or Give Up After has passed. Their items get failedExecutions (how many failed). Off: retry failed executions yourself.',
 	},
 	{
 		displayName: 'Keep Call Order',
@@ -75,14 +84,22 @@ const triggerOptions: INodeProperties[] = [
 			'The order in which the service lists calls. Detect works it out; set it when the calls carry no time and the trigger asks for it.',
 	},
 	{
-		displayName: 'Give Up on Processing After (Hours)',
+		displayName: 'Give Up After (Hours)',
 		name: 'processingLimitHours',
 		type: 'number',
 		typeOptions: { minValue: 0, numberPrecision: 2 },
 		default: DEFAULT_PROCESSING_LIMIT_HOURS,
-		displayOptions: { show: { '/downloadRecording': [true] } },
 		description:
-			'How long a call waits for a recording the service says is still being processed, asked again at each check. After that it comes without a file, with recordingStatus "processing".',
+			'How long a call stays due: a call whose execution failed comes again at each check, then once more with lastAttempt true. With Download Recording, a recording still being processed is asked for at each check, then the call comes without a file (recordingStatus "processing").',
+	},
+	{
+		displayName: 'Look Back (Hours)',
+		name: 'lookBackHours',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 2 },
+		default: DEFAULT_LOOK_BACK_HOURS,
+		description:
+			'A call that shows up in the list late (long calls are often listed once they end) still comes if it started at most this long before the newest call delivered. Each check reads the calls of this period again: about one request more per 100 calls in it.',
 	},
 	queryParametersField,
 	{

@@ -7,7 +7,7 @@ import { isStale } from '../shared/errors';
 import type { ListOrder, TrackedCall } from './calls';
 import { CallListError, assertOrder, chronological, trackCall } from './calls';
 import type { Position, Tail } from './position';
-import { callVerdict, callVerdicts } from './position';
+import { callVerdict, callVerdicts, windowStart } from './position';
 import type { TriggerSettings } from './settings';
 
 /**
@@ -248,19 +248,39 @@ async function walk(
 		fresh.map((listed) => listed.call),
 		'oldest',
 	);
-	const tailAfter = (handled: number) =>
-		resumeAt(read, fresh, new Set(emitted.slice(0, handled).map((call) => call.id)));
+	const tailAfter = (handled: number) => {
+		const done = emitted.slice(0, handled);
+		const times = [position.newestAt, ...done.map((call) => call.at)].filter(
+			(at) => at !== undefined,
+		);
+		const newestAt = times.length > 0 ? Math.max(...times) : undefined;
+		// The page where the next check's look-back window starts: a call listed late there is found.
+		const start = windowStart({ ...position, newestAt });
+		const inWindow = listed.find(
+			({ call }) => start !== undefined && (call.at ?? -Infinity) >= start,
+		);
+		return resumeAt(read, fresh, new Set(done.map((call) => call.id)), inWindow?.page);
+	};
 	return { emitted, tailAfter };
 }
 
 /**
- * The page to resume from. Its ids leave out the calls not handled yet, so they are found again
- * even when listed late (unless that leaves none to find the page by).
+ * The page to resume from: the one holding the last handled call, or an earlier one holding a
+ * call not handled yet or the start of the look-back window (`windowPage`). Its ids leave out the
+ * calls not handled yet, so they are found again even when listed late (unless that leaves none
+ * to find the page by).
  */
-function resumeAt(read: Tail[], fresh: Listed[], emitted: Set<string>): Tail {
+function resumeAt(
+	read: Tail[],
+	fresh: Listed[],
+	emitted: Set<string>,
+	windowPage: number | undefined,
+): Tail {
 	const lastEmitted = fresh.filter((listed) => emitted.has(listed.call.id)).pop();
 	const firstLeft = fresh.find((listed) => !emitted.has(listed.call.id));
-	const pages = [lastEmitted?.page, firstLeft?.page].filter((page) => page !== undefined);
+	const pages = [lastEmitted?.page, firstLeft?.page, windowPage].filter(
+		(page) => page !== undefined,
+	);
 	const tail = read[pages.length > 0 ? Math.min(...pages) : read.length - 1];
 	if (tail === undefined) return { request: undefined, ids: [] };
 	const left = new Set(fresh.map((listed) => listed.call.id).filter((id) => !emitted.has(id)));

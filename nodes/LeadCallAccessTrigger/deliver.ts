@@ -1,104 +1,42 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions, IRun } from 'n8n-workflow';
 
-import type { RecordingAnswer } from '../shared/recording';
-import { askForRecording, downloadRecording, noRecordingError } from '../shared/recording';
 import { pause } from '../shared/transport';
 import type { TrackedCall } from './calls';
-import { callDate } from './calls';
-import type { HeldCall, Position } from './position';
-import { writePosition } from './position';
+import type { RecordingStatus } from './item';
+import { itemFor } from './item';
+import type { FailedCall, HeldCall, Position } from './position';
+import { writePosition } from './storedPosition';
 import type { TriggerSettings } from './settings';
 
 /**
- * Delivering what a check found: the calls held back by earlier checks (the older), then the
- * new ones, oldest first, in executions of at most Calls per Execution, one after the other.
+ * Delivering what a check found: the calls of executions that failed at earlier checks, the
+ * calls held back for their recording, then the new ones, oldest first, in executions of at most
+ * Calls per Execution, one after the other.
  *
  * Each execution is started with n8n's own `__emit` and a done promise (as n8n's queue triggers
  * acknowledge a message once its execution finished), and the next one only once it has
  * finished. So a check of any size holds one execution's files at a time (n8n 1.x keeps them in
  * memory), and the executions list shows the export as it goes.
  *
- * The position moves past an execution's calls once it has finished. n8n saves the trigger's
- * static data when the trigger starts an execution, so the position saved is always the one
- * after the executions that finished: when n8n stops in the middle (killed, say), the next check
- * starts again with the calls of the execution that was running, and at most those come twice.
- * After the last execution the check returns an empty list: n8n starts one more execution, without
- * calls, and saves the final position with it.
+ * The position moves past an execution's calls once it has finished, and n8n says how it ended:
+ * the calls of an execution that did not succeed stay due (`FailedCall`), delivered again at the
+ * next checks until one succeeds (Deliver Failed Calls Again). n8n saves the trigger's static
+ * data when the trigger starts an execution, so the position saved is always the one after the
+ * executions that finished: when n8n stops in the middle (killed, say), the next check starts
+ * again with the calls of the execution that was running, and at most those come twice. After the
+ * last execution the check starts one more, without calls, which saves the final position.
  *
- * Each call's item is built by `itemFor`, with its recording when Download Recording is on.
+ * Each call's item is built by `itemFor` (item.ts), with its recording when Download Recording is on.
  */
 
 /**
- * Why an item comes without a file (`recordingStatus`), for an IF or Switch node to route on:
- * - `downloaded`: the file is attached;
- * - `none`: the service says the call has no recording (a missed call);
- * - `processing`: the service still said it was being processed when the trigger gave up.
+ * A call to deliver: `since` is set for a call held back (when the trigger first asked), `failed`
+ * for a call whose execution failed at an earlier check.
  */
-export type RecordingStatus = 'downloaded' | 'none' | 'processing';
-
-/** The call says it has a recording (the spec shows no call fields: the common names). */
-function callSaysRecorded(call: IDataObject): boolean {
-	return call.has_recording === true || call.hasRecording === true;
-}
-
-/**
- * Whether the answer says the recording is still to come: "processing" (202, or no URL yet),
- * or a 404 for a call whose own record says it has one (services that answer 404 until ready).
- */
-function stillComing(answer: Exclude<RecordingAnswer, { state: 'ready' }>, call: IDataObject) {
-	return answer.state === 'processing' || callSaysRecorded(call);
-}
-
-/**
- * The item for a call, with its recording when Download Recording is on; undefined while the
- * call is held for its recording. Counted from `since` (when the trigger first asked):
- * - a recording the service says is still coming is held up to Give Up on Processing After,
- *   asked again at each check, then the call comes with `recordingStatus: "processing"`;
- * - a 404 may mean "not yet" for a moment: held up to Wait for Recording, then the call comes
- *   with `recordingStatus: "none"` (missed calls never have one).
- * Any failure other than "not there yet" is thrown: the check fails and keeps its position
- * (held calls included), and the next check asks again.
- */
-export async function itemFor(
-	this: IPollFunctions,
-	call: TrackedCall,
-	since: number,
-	settings: TriggerSettings,
-): Promise<INodeExecutionData | undefined> {
-	const { binaryPropertyName } = settings;
-	if (binaryPropertyName === undefined) return { json: call.json };
-	const date = callDate(call.at, settings.timeZone);
-	const json = { ...call.json, ...(date === undefined ? {} : { callDate: date }) };
-	const answer = await askForRecording.call(this, call.id, settings.policy);
-	if (answer.state === 'ready') {
-		const { binary, fields } = await downloadRecording.call(
-			this,
-			call.id,
-			answer.url,
-			settings.policy,
-		);
-		const status: RecordingStatus = 'downloaded';
-		return {
-			json: { ...json, recordingStatus: status, recordingMissing: false, ...fields },
-			binary: { [binaryPropertyName]: binary },
-		};
-	}
-	// An answer the node cannot read (an HTML page, "ready" without a link it can read) does not
-	// say "processing": holding the call would only deliver it without its file a day later.
-	if (answer.state === 'unreadable') {
-		throw noRecordingError(this.getNode(), call.id, answer);
-	}
-	const coming = stillComing(answer, call.json);
-	const waited = Date.now() - since;
-	if (waited < (coming ? settings.processingLimitMs : settings.recordingWaitMs)) return undefined;
-	const status: RecordingStatus = coming ? 'processing' : 'none';
-	return { json: { ...json, recordingStatus: status, recordingMissing: true } };
-}
-
-/** A call to deliver: `since` is set for a call held back (when the trigger first asked). */
 interface Entry {
 	call: TrackedCall;
 	since?: number;
+	failed?: FailedCall & { lastAttempt: boolean };
 }
 
 /** What a check found: the new calls, oldest first, and the position once the first n are handled. */
@@ -108,13 +46,34 @@ export interface Found {
 }
 
 /**
+ * Whether n8n says an execution did not succeed: it failed, crashed or was stopped. n8n resolves
+ * the done promise with the finished run (`IRun`) on both lines, in queue mode too; without one
+ * (a duplicate n8n skipped) nothing says it failed.
+ */
+function didNotSucceed(run: IRun | undefined): boolean {
+	if (run === undefined) return false;
+	const { status } = run;
+	return (
+		status === 'error' ||
+		status === 'crashed' ||
+		status === 'canceled' ||
+		run.data?.resultData?.error !== undefined
+	);
+}
+
+/** What a check did, for Add Summary Item. */
+interface Tally {
+	delivered: Array<RecordingStatus | undefined>;
+	inFailedExecutions: number;
+	gaveUp: number;
+}
+
+/**
  * Add Summary Item: the check's last execution gets one item counting what it delivered, in
  * place of the empty item list it ends with otherwise (see above), for a morning message.
  */
-function summaryItem(
-	delivered: Array<RecordingStatus | undefined>,
-	heldForLater: number,
-): INodeExecutionData {
+function summaryItem(tally: Tally, heldForLater: number): INodeExecutionData {
+	const { delivered } = tally;
 	const count = (status: RecordingStatus) => delivered.filter((each) => each === status).length;
 	return {
 		json: {
@@ -124,6 +83,8 @@ function summaryItem(
 			missed: count('none'),
 			stillProcessing: count('processing'),
 			heldForLater,
+			inFailedExecutions: tally.inFailedExecutions,
+			gaveUp: tally.gaveUp,
 			checkedAt: new Date().toISOString(),
 		},
 	};
@@ -132,29 +93,84 @@ function summaryItem(
 /** The longest pause between two questions while a check waits for recordings. */
 const MAX_RECHECK_MS = 30_000;
 
+/**
+ * n8n-core's fallback poll budget, given where no scheduler enforces one: the in-memory
+ * scheduler waits for a check however long it runs, so this is no limit.
+ */
+const UNENFORCED_BUDGET_MS = 5 * 60_000;
+
+/**
+ * When this check stops taking calls. n8n's durable scheduler (2.36+) gives each poll a time
+ * budget (`getPollBudgetMs`, absent on 1.x) and abandons a poll that overruns it; the calls not
+ * reached stay due for the next check. New calls are taken for two thirds of it: the last
+ * execution started must still finish inside it, since the trigger waits to learn its outcome.
+ */
+function takeCallsUntil(poll: IPollFunctions): number {
+	const budgetMs = typeof poll.getPollBudgetMs === 'function' ? poll.getPollBudgetMs() : undefined;
+	if (budgetMs === undefined || budgetMs === UNENFORCED_BUDGET_MS || !(budgetMs > 0))
+		return Infinity;
+	return Date.now() + (budgetMs * 2) / 3;
+}
+
+/**
+ * The calls of failed executions due again at this check. One whose Give Up After has passed
+ * gets a last attempt (`lastAttempt`), whatever its outcome.
+ */
+function dueAgain(failed: FailedCall[], settings: TriggerSettings): Entry[] {
+	const now = Date.now();
+	return failed.map((each) => ({
+		call: each.call,
+		failed: { ...each, lastAttempt: now - each.since >= settings.giveUpMs },
+	}));
+}
+
 export async function deliver(
 	this: IPollFunctions,
-	held: HeldCall[],
+	stored: { held: HeldCall[]; failed: FailedCall[] },
 	found: Found,
 	settings: TriggerSettings,
 	staticData: IDataObject,
 ): Promise<INodeExecutionData[][] | null> {
 	let handled = 0; // new calls handled (emitted or held back)
-	const delivered: Array<RecordingStatus | undefined> = []; // for the summary item
+	const tally: Tally = { delivered: [], inFailedExecutions: 0, gaveUp: 0 };
 	let executions = 0;
-	let batch: INodeExecutionData[] = [];
+	let batch: Array<{ item: INodeExecutionData; entry: Entry }> = [];
+	/** Calls of failed executions still due, by id: those of this check are added as they fail. */
+	const failedCalls = new Map(stored.failed.map((each) => [each.call.id, each]));
+	const deadline = takeCallsUntil(this);
 
 	const save = (stillHeld: HeldCall[]) =>
-		writePosition(staticData, { ...found.after(handled), held: stillHeld });
+		writePosition(staticData, {
+			...found.after(handled),
+			held: stillHeld,
+			failed: [...failedCalls.values()],
+		});
 
 	/** Starts an execution with the batch and waits until n8n has finished it. */
 	const flush = async (stillHeld: () => HeldCall[]): Promise<void> => {
 		const done = this.helpers.createDeferredPromise<IRun | undefined>();
-		this.__emit([batch], undefined, done);
+		const sent = batch;
 		batch = [];
+		this.__emit([sent.map(({ item }) => item)], undefined, done);
 		executions++;
-		// A failed execution stays in n8n's executions list, where it can be retried with its calls.
-		await done.promise;
+		const run = await done.promise;
+		for (const { entry } of sent) {
+			const before = entry.failed;
+			const succeeded = !didNotSucceed(run);
+			if (!succeeded) tally.inFailedExecutions++;
+			if (succeeded || !settings.retryFailed) failedCalls.delete(entry.call.id);
+			else if (before?.lastAttempt) {
+				failedCalls.delete(entry.call.id);
+				tally.gaveUp++;
+			} else {
+				const failures = (before?.failures ?? 0) + 1;
+				failedCalls.set(entry.call.id, {
+					call: entry.call,
+					since: before?.since ?? Date.now(),
+					failures,
+				});
+			}
+		}
 		save(stillHeld());
 	};
 
@@ -168,17 +184,29 @@ export async function deliver(
 				.filter((entry) => entry.since !== undefined)
 				.map((entry) => ({ call: entry.call, since: entry.since! }));
 		for (let index = 0; index < entries.length; index++) {
-			const { call } = entries[index];
-			const since = entries[index].since ?? Date.now();
-			if (entries[index].since === undefined) handled++;
+			if (Date.now() >= deadline) {
+				// Out of time: what is not reached stays due (held, failed or new) for the next check.
+				if (batch.length > 0) await flush(() => [...stillHeld, ...rest(index)]);
+				return [...stillHeld, ...rest(index)];
+			}
+			const entry = entries[index];
+			const { call, failed } = entry;
+			const since = entry.since ?? Date.now();
+			if (entry.since === undefined && failed === undefined) handled++;
 			const item =
-				settings.keepCallOrder && stillHeld.length > 0
+				settings.keepCallOrder && stillHeld.length > 0 && failed === undefined
 					? undefined
 					: await itemFor.call(this, call, since, settings);
-			if (item === undefined) stillHeld.push({ call, since });
-			else {
-				batch.push(item);
-				delivered.push(item.json.recordingStatus as RecordingStatus | undefined);
+			if (item === undefined) {
+				// A failed call whose recording is not ready again stays due as it was.
+				if (failed === undefined) stillHeld.push({ call, since });
+			} else {
+				if (failed !== undefined) {
+					item.json.failedExecutions = failed.failures;
+					item.json.lastAttempt = failed.lastAttempt;
+				}
+				batch.push({ item, entry });
+				tally.delivered.push(item.json.recordingStatus as RecordingStatus | undefined);
 			}
 			if (batch.length >= settings.callsPerExecution) {
 				await flush(() => [...stillHeld, ...rest(index + 1)]);
@@ -189,7 +217,8 @@ export async function deliver(
 	};
 
 	const entries: Entry[] = [
-		...held.map(({ call, since }) => ({ call, since })),
+		...dueAgain(stored.failed, settings),
+		...stored.held.map(({ call, since }) => ({ call, since })),
 		...found.calls.map((call) => ({ call })),
 	];
 	let stillHeld = await pass(entries);
@@ -197,7 +226,7 @@ export async function deliver(
 	// up to Wait for Recording. Those still being processed then are left to the next checks.
 	const waitEnds = () =>
 		Math.max(...stillHeld.map(({ since }) => since + settings.recordingWaitMs));
-	for (let pauseMs = 2000; settings.waitInCheck && stillHeld.length > 0;) {
+	for (let pauseMs = 2000; settings.waitInCheck && deadline === Infinity && stillHeld.length > 0;) {
 		const left = waitEnds() - Date.now();
 		if (left <= 0) break;
 		await pause.call(this, Math.min(pauseMs, left));
@@ -206,5 +235,9 @@ export async function deliver(
 	}
 	save(stillHeld);
 	if (executions === 0) return null;
-	return settings.summaryItem ? [[summaryItem(delivered, stillHeld.length)]] : [[]];
+	// One more execution saves the final position (n8n saves static data when an execution
+	// starts). Started here rather than returned, since n8n's durable scheduler drops what a poll
+	// returns after its time limit, while the executions a poll starts itself still run.
+	this.__emit(settings.summaryItem ? [[summaryItem(tally, stillHeld.length)]] : [[]]);
+	return null;
 }

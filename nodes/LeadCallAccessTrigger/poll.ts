@@ -16,9 +16,11 @@ import {
 	withFirstPage,
 } from './callsList';
 import type { Found } from './deliver';
-import { deliver, itemFor } from './deliver';
+import { deliver } from './deliver';
+import { itemFor } from './item';
 import type { Position } from './position';
-import { readPosition, recordCalls, usablePosition } from './position';
+import { recordCalls, usablePosition } from './position';
+import { readPosition } from './storedPosition';
 import type { TriggerSettings } from './settings';
 import { readSettings } from './settings';
 
@@ -48,11 +50,23 @@ function orderFromIds(first: TrackedCall[], from: Position): ListOrder | undefin
 	return undefined;
 }
 
-/** First activation: remember where the list stands, emit nothing. */
+/**
+ * First activation: remember where the list stands, emit nothing. Calls created before the
+ * newest one listed now are never new (`floor`), however late they are listed.
+ */
 async function start(pages: PagesFrom, settings: TriggerSettings): Promise<Position> {
+	const position = await startPosition(pages, settings);
+	return { ...position, floor: position.newestAt };
+}
+
+async function startPosition(pages: PagesFrom, settings: TriggerSettings): Promise<Position> {
 	const { first, pages: all } = await withFirstPage(pages(undefined));
 	const known = settings.order ?? timeOrder(first);
-	const empty: Position = { seen: [], queryKey: settings.queryKey };
+	const empty: Position = {
+		seen: [],
+		queryKey: settings.queryKey,
+		lookBackMs: settings.lookBackMs,
+	};
 	if (known === 'newest') {
 		const calls = await findStartCalls(all);
 		const head = calls.slice(0, HEAD_SIZE).map((call) => call.id);
@@ -119,18 +133,46 @@ async function pollOnce(
 ): Promise<INodeExecutionData[][] | null> {
 	const staticData = this.getWorkflowStaticData('node');
 	const saved = readPosition(staticData);
-	const held = saved?.held ?? [];
-	const stored = usablePosition(saved, settings.queryKey);
+	const kept = { held: saved?.held ?? [], failed: saved?.failed ?? [] };
+	const sinceNow = settings.since ?? null;
+	let stored = usablePosition(saved, settings.queryKey);
+	// Calls Since set to another date on a trigger that runs: every call since then, once more.
+	if (stored?.since !== undefined && stored.since !== sinceNow && settings.since !== undefined)
+		stored = undefined;
 	const pages = pagesOf.call(this, settings);
+	const since =
+		stored === undefined ? (settings.since ?? startWithout.call(this, settings)) : undefined;
 	let found: Found;
-	if (stored === undefined && settings.since === undefined) {
-		const position = await start(pages, settings);
+	if (stored === undefined && since === undefined) {
+		const position = { ...(await start(pages, settings)), since: sinceNow };
 		found = { calls: [], after: () => position };
 	} else {
-		const from = stored ?? { seen: [], newestAt: settings.since, queryKey: settings.queryKey };
+		const from: Position = {
+			...(stored ?? { seen: [], newestAt: since, floor: since, queryKey: settings.queryKey }),
+			lookBackMs: settings.lookBackMs,
+			since: sinceNow,
+		};
 		found = await findNew(pages, settings, from, stored === undefined);
 	}
-	return await deliver.call(this, held, found, settings, staticData);
+	return await deliver.call(this, kept, found, settings, staticData);
+}
+
+/**
+ * Where a check without a stored position and without Calls Since starts: undefined on the
+ * check n8n runs when the workflow is published (nothing yet: remember where the list stands).
+ * n8n's durable scheduler keeps nothing of that check and runs its scheduled checks with the
+ * activation mode "update": such a check finds no position, and starts from the check scheduled
+ * before it (Poll Times), Look Back earlier still, so the calls since publishing all come.
+ */
+function startWithout(this: IPollFunctions, settings: TriggerSettings): number | undefined {
+	if (this.getActivationMode() !== 'update') return undefined;
+	if (settings.pollGapMs === undefined) {
+		throw new CallListError(
+			'The trigger has no record of where it stopped, and cannot tell when the check before this one was (several Poll Times, or a custom cron expression)',
+			'Set Options › Calls Since to the time you published the workflow, so that no call since then is left out.',
+		);
+	}
+	return Date.now() - settings.pollGapMs - settings.lookBackMs;
 }
 
 /** "Fetch Test Event": the most recent call, so fields can be mapped; the position is left alone. */

@@ -1,14 +1,10 @@
-import type { IDataObject } from 'n8n-workflow';
-
-import { isJsonObject } from '../shared/context';
 import type { NextPage } from '../shared/calls/pagination';
 import type { ListOrder, TrackedCall } from './calls';
-import { parseTime, trackCall } from './calls';
 
 /**
- * Ids kept in the workflow's static data. Only calls created at the newest remembered time
- * are needed for correctness (ties); the rest is a margin for when remembered calls are
- * deleted or, without times, for finding the position at all.
+ * Ids kept beyond the look-back window. With times, only the window's ids are needed; the rest
+ * is a margin for when remembered calls are deleted or, without times, for finding the position
+ * at all. Kept in static data by storedPosition.ts.
  */
 export const MAX_REMEMBERED = 500;
 
@@ -17,6 +13,18 @@ export interface HeldCall {
 	call: TrackedCall;
 	/** When the trigger first asked for its recording (ms): Wait for Recording counts from here. */
 	since: number;
+}
+
+/**
+ * A call whose execution did not succeed: due again at each check until an execution with it
+ * succeeds, or Give Up After has passed since its first failure (see deliver.ts).
+ */
+export interface FailedCall {
+	call: TrackedCall;
+	/** When its first execution failed (ms): Give Up After counts from here. */
+	since: number;
+	/** How many executions with it failed. */
+	failures: number;
 }
 
 /** The last page read of an oldest-first list: new calls are appended there and after it. */
@@ -29,10 +37,21 @@ export interface Tail {
 
 /** Where the trigger stands: the calls it has already handled, and what it saw listed. */
 export interface Position {
-	/** Ids of the most recently handled calls, newest first, at most MAX_REMEMBERED. */
+	/**
+	 * Ids of the handled calls, newest first: the last MAX_REMEMBERED, and all those inside the
+	 * look-back window (`windowStart`), so a call listed late inside it is still known.
+	 */
 	seen: string[];
+	/** The time of each handled call in `seen` that carries one (ms), to keep the window's ids. */
+	seenAt?: Record<string, number>;
 	/** Time of the newest handled call (ms), when calls carry one. */
 	newestAt?: number;
+	/** Calls created before this (ms) are never new: where the trigger started, or Calls Since. */
+	floor?: number;
+	/** The Calls Since this position started from (ms; null: none), to see it changed. */
+	since?: number | null;
+	/** Look Back (ms): how far before the newest handled call a late-listed call is still new. */
+	lookBackMs?: number;
 	/** The Query Parameters the calls were listed with (see `usablePosition`). */
 	queryKey: string;
 	/** The list's order, once known (from the calls' times, or where new calls appeared). */
@@ -46,59 +65,8 @@ export interface Position {
 	head?: string[];
 	/** Calls handled by the list but waiting for their recording, oldest first. */
 	held?: HeldCall[];
-}
-
-/** The form kept in static data: plain JSON, readable in n8n's workflow export. */
-interface StoredPosition {
-	version: 1;
-	queryKey: string;
-	seenIds: string[];
-	newestCreatedAt?: string;
-	listOrder?: ListOrder;
-	tail?: Tail;
-	headIds?: string[];
-	heldCalls?: Array<{ call: IDataObject; heldSince: string }>;
-}
-
-const STATIC_KEY = 'position';
-
-function readTail(value: unknown): Tail | undefined {
-	if (!isJsonObject(value) || !Array.isArray(value.ids)) return undefined;
-	const tail = value as Partial<Tail>;
-	return { request: tail.request, ids: value.ids.filter((id) => typeof id === 'string') };
-}
-
-function readHeld(value: unknown): HeldCall[] {
-	if (!Array.isArray(value)) return [];
-	const held: HeldCall[] = [];
-	for (const entry of value) {
-		if (!isJsonObject(entry) || !isJsonObject(entry.call)) continue;
-		const since = parseTime(entry.heldSince);
-		try {
-			held.push({ call: trackCall(entry.call), since: since ?? Date.now() });
-		} catch {
-			// A stored call without an id cannot be one the trigger held: ignore it.
-		}
-	}
-	return held;
-}
-
-/** The stored position, or undefined when there is none yet (first activation). */
-export function readPosition(staticData: IDataObject): Position | undefined {
-	if (!isJsonObject(staticData[STATIC_KEY])) return undefined;
-	const stored = staticData[STATIC_KEY] as Partial<StoredPosition>;
-	if (stored.version !== 1) return undefined;
-	if (!Array.isArray(stored.seenIds)) return undefined;
-	const seen = stored.seenIds.filter((id): id is string => typeof id === 'string');
-	const queryKey = typeof stored.queryKey === 'string' ? stored.queryKey : '';
-	const order =
-		stored.listOrder === 'newest' || stored.listOrder === 'oldest' ? stored.listOrder : undefined;
-	const tail = readTail(stored.tail);
-	const head = Array.isArray(stored.headIds)
-		? stored.headIds.filter((id): id is string => typeof id === 'string')
-		: undefined;
-	const held = readHeld(stored.heldCalls);
-	return { seen, newestAt: parseTime(stored.newestCreatedAt), queryKey, order, tail, head, held };
+	/** Calls whose execution failed, due again (see `FailedCall`). */
+	failed?: FailedCall[];
 }
 
 /**
@@ -114,41 +82,41 @@ export function usablePosition(
 ): Position | undefined {
 	if (stored === undefined || stored.queryKey === queryKey) return stored;
 	if (stored.newestAt === undefined) return undefined;
-	return { seen: stored.seen, newestAt: stored.newestAt, queryKey, held: stored.held };
+	const { seen, seenAt, newestAt, floor, since, held, failed } = stored;
+	return { seen, seenAt, newestAt, floor, since, queryKey, held, failed };
 }
 
-/** Writes the position only when it changed, so an idle poll leaves static data untouched. */
-export function writePosition(staticData: IDataObject, position: Position): void {
-	const stored: StoredPosition = {
-		version: 1,
-		queryKey: position.queryKey,
-		seenIds: position.seen,
-	};
-	if (position.newestAt !== undefined) {
-		stored.newestCreatedAt = new Date(position.newestAt).toISOString();
-	}
-	if (position.order !== undefined) stored.listOrder = position.order;
-	if (position.tail !== undefined) stored.tail = position.tail;
-	if (position.head !== undefined) stored.headIds = position.head;
-	if (position.held !== undefined && position.held.length > 0) {
-		stored.heldCalls = position.held.map(({ call, since }) => ({
-			call: call.json,
-			heldSince: new Date(since).toISOString(),
-		}));
-	}
-	if (JSON.stringify(staticData[STATIC_KEY]) === JSON.stringify(stored)) return;
-	staticData[STATIC_KEY] = stored as unknown as IDataObject;
+/**
+ * The start of the look-back window: a call created before it is not new, and its id need not
+ * be remembered. Look Back before the newest handled call, never before the floor.
+ */
+export function windowStart(position: Position): number | undefined {
+	const { newestAt, floor } = position;
+	if (newestAt === undefined) return floor;
+	const start = newestAt - (position.lookBackMs ?? 0);
+	return floor === undefined ? start : Math.max(start, floor);
 }
+
+/** A safety bound on the ids kept for the window: 200 pages of 100 calls. */
+const MAX_WINDOW_IDS = 20_000;
 
 /** The position after `calls` (oldest first) were handled. */
 export function recordCalls(position: Position, calls: TrackedCall[]): Position {
 	const newestFirst = [...calls].reverse().map((call) => call.id);
-	const seen = [...new Set([...newestFirst, ...position.seen])];
+	const all = [...new Set([...newestFirst, ...position.seen])];
+	const allAt = { ...position.seenAt };
 	let newestAt = position.newestAt;
-	for (const { at } of calls) {
-		if (at !== undefined && (newestAt === undefined || at > newestAt)) newestAt = at;
+	for (const { id, at } of calls) {
+		if (at === undefined) continue;
+		allAt[id] = at;
+		if (newestAt === undefined || at > newestAt) newestAt = at;
 	}
-	return { ...position, seen: seen.slice(0, MAX_REMEMBERED), newestAt };
+	const start = windowStart({ ...position, newestAt }) ?? Infinity;
+	const seen = all
+		.filter((id, index) => index < MAX_REMEMBERED || (allAt[id] ?? -Infinity) >= start)
+		.slice(0, MAX_WINDOW_IDS);
+	const seenAt = Object.fromEntries(seen.filter((id) => id in allAt).map((id) => [id, allAt[id]]));
+	return { ...position, seen, seenAt, newestAt };
 }
 
 /**
@@ -182,13 +150,14 @@ export function callVerdict(
 	seen: Set<string>,
 	placement: Placement = { pastHandled: false, listedSince: false },
 ): Verdict {
-	const timed = call.at !== undefined && position.newestAt !== undefined;
+	const start = windowStart(position);
+	const timed = call.at !== undefined && start !== undefined;
 	if (seen.has(call.id)) {
-		if (timed && call.at! < position.newestAt!) return 'older';
+		if (timed && call.at! < start) return 'older';
 		return timed ? 'known' : 'reached';
 	}
-	if (placement.listedSince) return 'new';
-	const older = timed ? call.at! < position.newestAt! : placement.pastHandled;
+	if (placement.listedSince && !(timed && call.at! < (position.floor ?? -Infinity))) return 'new';
+	const older = timed ? call.at! < start : placement.pastHandled;
 	return older ? 'older' : 'new';
 }
 

@@ -17,11 +17,17 @@ export const DEFAULT_CALLS_PER_EXECUTION = 20;
 export const DEFAULT_RECORDING_WAIT_MINUTES = 10;
 
 /**
- * Give Up on Processing After's default: a recording the service says is still being processed
- * is asked for at each check for a day (a busy evening can take hours) before its call comes
- * without it.
+ * Give Up After's default: a recording the service says is still being processed is asked for
+ * at each check for a day (a busy evening can take hours) before its call comes without it, and
+ * a call whose execution failed is delivered again for a day (a full disk found in the morning).
  */
 export const DEFAULT_PROCESSING_LIMIT_HOURS = 24;
+
+/**
+ * Look Back's default: a call listed up to two hours after calls that started later still comes.
+ * Services that stamp a call with its start list it once it ended: two hours covers most calls.
+ */
+export const DEFAULT_LOOK_BACK_HOURS = 2;
 
 export interface TriggerSettings {
 	query: IDataObject;
@@ -34,10 +40,19 @@ export interface TriggerSettings {
 	/** "Wait for Recording": how long a call may be held back for its recording (ms). */
 	recordingWaitMs: number;
 	/**
-	 * "Give Up on Processing After": how long a call whose recording the service says is still
-	 * being processed stays held, asked again at each check (ms; at least recordingWaitMs).
+	 * "Give Up After": how long a call whose recording the service says is still being processed
+	 * stays held, asked again at each check (ms; at least recordingWaitMs), and how long a call
+	 * whose execution failed is delivered again.
 	 */
 	processingLimitMs: number;
+	/** "Give Up After" itself: how long a call whose execution failed is delivered again (ms). */
+	giveUpMs: number;
+	/** "Deliver Failed Calls Again": a call whose execution failed is due again. */
+	retryFailed: boolean;
+	/** "Look Back": how far before the newest delivered call a call listed late still comes (ms). */
+	lookBackMs: number;
+	/** Time between two scheduled checks when Poll Times say it plainly (ms). */
+	pollGapMs?: number;
 	/** "Add Summary Item": end a check that delivered calls with one item counting them. */
 	summaryItem: boolean;
 	/** The workflow's time zone: a call's date (`callDate`) is the date there. */
@@ -64,6 +79,8 @@ export function readSettings(this: IPollFunctions): TriggerSettings {
 		processingLimitHours?: number;
 		keepCallOrder?: boolean;
 		summaryItem?: boolean;
+		retryFailedCalls?: boolean;
+		lookBackHours?: number;
 	};
 	const query = readQueryParameters.call(this);
 	const rawSince = options.callsSince;
@@ -90,6 +107,7 @@ export function readSettings(this: IPollFunctions): TriggerSettings {
 		(Number.isFinite(limitHours) && limitHours >= 0 ? limitHours : DEFAULT_PROCESSING_LIMIT_HOURS) *
 		3_600_000;
 	const gapMs = pollGapMs(this.getNodeParameter('pollTimes', {}));
+	const lookBackHours = Number(options.lookBackHours ?? DEFAULT_LOOK_BACK_HOURS);
 	return {
 		query,
 		queryKey: JSON.stringify(Object.entries(query).sort(([a], [b]) => a.localeCompare(b))),
@@ -100,6 +118,13 @@ export function readSettings(this: IPollFunctions): TriggerSettings {
 			: undefined,
 		recordingWaitMs,
 		processingLimitMs: Math.max(processingLimitMs, recordingWaitMs),
+		giveUpMs: processingLimitMs,
+		retryFailed: options.retryFailedCalls !== false,
+		lookBackMs:
+			(Number.isFinite(lookBackHours) && lookBackHours >= 0
+				? lookBackHours
+				: DEFAULT_LOOK_BACK_HOURS) * 3_600_000,
+		pollGapMs: gapMs,
 		summaryItem: options.summaryItem === true,
 		timeZone: this.getTimezone(),
 		keepCallOrder: options.keepCallOrder === true,

@@ -6,11 +6,10 @@ import {
 	MAX_REMEMBERED,
 	callVerdict,
 	callVerdicts,
-	readPosition,
 	recordCalls,
 	usablePosition,
-	writePosition,
 } from '../../nodes/LeadCallAccessTrigger/position';
+import { readPosition, writePosition } from '../../nodes/LeadCallAccessTrigger/storedPosition';
 
 /**
  * The trigger's position in the workflow's static data (position.ts): what it keeps, what it
@@ -25,12 +24,16 @@ const reloaded = (staticData: IDataObject) => JSON.parse(JSON.stringify(staticDa
 
 const full: Position = {
 	seen: ['c', 'b'],
+	seenAt: { c: at(7), b: at(6) },
 	newestAt: at(7),
+	floor: at(1),
+	since: null,
 	queryKey: 'tag=a',
 	order: 'oldest',
 	tail: { request: { query: { page: 3 } }, ids: ['b', 'c'] },
 	head: ['c', 'x', 'b'],
 	held: [{ call: call('h', 6), since: at(8) }],
+	failed: [{ call: call('f', 5), since: at(8), failures: 2 }],
 };
 
 describe('readPosition and writePosition', () => {
@@ -73,6 +76,18 @@ describe('readPosition and writePosition', () => {
 		expect(position?.held?.[0]).toEqual({ call: trackCall({ id: 'h0' }), since: at(2) });
 	});
 
+	test('a position written before 0.4: its newest call is its floor, and its Calls Since is taken as known', () => {
+		const stored = {
+			version: 1,
+			queryKey: '',
+			seenIds: ['a'],
+			newestCreatedAt: '2026-01-01T00:05:00Z',
+		};
+		const position = readPosition({ position: stored });
+		expect(position).toMatchObject({ floor: at(5), newestAt: at(5), failed: [] });
+		expect(position?.since).toBeUndefined();
+	});
+
 	test('a position without held calls stores none', () => {
 		const staticData: IDataObject = {};
 		writePosition(staticData, { ...full, held: [] });
@@ -88,9 +103,13 @@ describe('usablePosition', () => {
 	test('other Query Parameters with times: the handled calls and held calls stay, order, tail and head are found again', () => {
 		expect(usablePosition(full, 'tag=b')).toEqual({
 			seen: full.seen,
+			seenAt: full.seenAt,
 			newestAt: full.newestAt,
+			floor: full.floor,
+			since: full.since,
 			queryKey: 'tag=b',
 			held: full.held,
+			failed: full.failed,
 		});
 	});
 
@@ -107,12 +126,51 @@ describe('recordCalls', () => {
 		expect(next.newestAt).toBe(at(6));
 	});
 
+	test('with Look Back, every id created inside the window is kept, beyond the last ones', () => {
+		const start: Position = { seen: [], queryKey: '', lookBackMs: 10 * 60_000 };
+		const calls = Array.from({ length: MAX_REMEMBERED + 100 }, (_, index) =>
+			call(`c${index}`, index < 50 ? 0 : 30),
+		);
+		const next = recordCalls(start, calls);
+		// The 50 created at minute 0 are 30 minutes before the newest: outside the 10-minute window.
+		expect(next.seen).toHaveLength(MAX_REMEMBERED + 50);
+		expect(next.seen).not.toContain('c0');
+		expect(Object.keys(next.seenAt ?? {})).toHaveLength(MAX_REMEMBERED + 50);
+	});
+
 	test(`at most ${MAX_REMEMBERED} ids are remembered, the newest`, () => {
 		const calls = Array.from({ length: MAX_REMEMBERED + 10 }, (_, index) => call(`c${index}`));
 		const next = recordCalls({ seen: ['old'], queryKey: '' }, calls);
 		expect(next.seen).toHaveLength(MAX_REMEMBERED);
 		expect(next.seen[0]).toBe(`c${MAX_REMEMBERED + 9}`);
 		expect(next.newestAt).toBeUndefined();
+	});
+});
+
+describe('callVerdict with Look Back', () => {
+	// Newest handled call at minute 30, a 10-minute window, started at minute 15.
+	const position: Position = {
+		seen: ['a'],
+		newestAt: at(30),
+		floor: at(15),
+		lookBackMs: 10 * 60_000,
+		queryKey: '',
+	};
+	test.each([
+		['not handled, inside the window', 'new', call('x', 21)],
+		['not handled, at the window start', 'new', call('x', 20)],
+		['not handled, before the window', 'older', call('x', 19)],
+		['handled, inside the window', 'known', call('a', 25)],
+	])('%s: %s', (_, verdict, listed) => {
+		expect(callVerdict(listed, position, new Set(position.seen))).toBe(verdict);
+	});
+
+	test('the window never reaches before the floor, even for a call listed since', () => {
+		const wide = { ...position, lookBackMs: 60 * 60_000 };
+		expect(callVerdict(call('x', 16), wide, new Set())).toBe('new');
+		expect(callVerdict(call('x', 14), wide, new Set())).toBe('older');
+		const listedSince = { pastHandled: false, listedSince: true };
+		expect(callVerdict(call('x', 14), wide, new Set(), listedSince)).toBe('older');
 	});
 });
 
@@ -123,7 +181,7 @@ describe('callVerdict', () => {
 	const pastHandled = { pastHandled: true, listedSince: false };
 
 	test.each([
-		['created before the newest handled call', 'older', call('x', 4), undefined],
+		['created before the newest handled call, Look Back 0', 'older', call('x', 4), undefined],
 		['not handled yet', 'new', call('x', 5), undefined],
 		['handled, at the newest handled time', 'known', call('a', 5), undefined],
 		['handled, without a time', 'reached', call('a'), undefined],

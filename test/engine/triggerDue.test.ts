@@ -1,0 +1,146 @@
+/**
+ * The trigger's promise: a call stays due until an execution with it has succeeded (failed
+ * executions, Give Up After), a call listed late comes once (Look Back), Calls Since redoes a
+ * day, and n8n's durable scheduler (no position kept from publishing, a time budget per poll)
+ * loses nothing. Driven as n8n drives the trigger (devkit/engine/trigger.ts).
+ */
+import type { INodeExecutionData } from 'n8n-workflow';
+
+import type { CallRecord, Emulator, ListOrder } from '../../devkit/emulator';
+import {
+	TriggerUnderTest,
+	idsOldestFirst as ids,
+	useTriggerEmulators,
+} from '../../devkit/engine/trigger';
+
+const { emulatorWith, activated } = useTriggerEmulators({ seedCalls: 30 });
+
+const idsOf = (items: INodeExecutionData[]) =>
+	items.filter((item) => item.json.summary !== true).map((item) => String(item.json.id));
+const hasId = (id: string) => (items: INodeExecutionData[]) =>
+	items.some((item) => item.json.id === id);
+
+describe('calls of a failed execution', () => {
+	test('come again at the next check, once, marked; the calls of executions that succeeded do not', async () => {
+		const { emulator, trigger } = await activated({}, { options: { callsPerExecution: 5 } });
+		const day = ids(emulator.addCalls(15));
+		trigger.failWhen = hasId(day[6]); // the second execution: calls 5 to 9
+		expect(await trigger.poll()).toEqual(day);
+		trigger.failWhen = undefined;
+		const again = await trigger.pollItems();
+		expect(idsOf(again)).toEqual(day.slice(5, 10));
+		expect(again.map((item) => item.json.failedExecutions)).toEqual([1, 1, 1, 1, 1]);
+		trigger.restart();
+		expect(await trigger.poll()).toEqual([]);
+	});
+
+	test('with Deliver Failed Calls Again off, they do not', async () => {
+		const options = { retryFailedCalls: false };
+		const { emulator, trigger } = await activated({}, { options });
+		const day = ids(emulator.addCalls(3));
+		trigger.failWhen = () => true;
+		expect(await trigger.poll()).toEqual(day);
+		expect(await trigger.poll()).toEqual([]);
+	});
+
+	test('after Give Up After, one last attempt; failing again, they are counted and not due any more', async () => {
+		const options = { processingLimitHours: 0, summaryItem: true };
+		const { emulator, trigger } = await activated({}, { options });
+		const [call] = ids(emulator.addCalls(1));
+		trigger.failWhen = hasId(call);
+		expect(await trigger.poll()).toEqual([call, 'undefined']);
+		const last = await trigger.pollItems();
+		expect(last[0].json).toMatchObject({ id: call, failedExecutions: 1, lastAttempt: true });
+		expect(last[1].json).toMatchObject({ summary: true, inFailedExecutions: 1, gaveUp: 1 });
+		expect(await trigger.poll()).toEqual([]);
+	});
+});
+
+/** `count` calls `spacingMs` apart after the newest, each added on its own as calls come in. */
+function addSpaced(emulator: Emulator, count: number, spacingMs: number): CallRecord[] {
+	let at = Date.parse(emulator.calls[0].created_at);
+	const added: CallRecord[] = [];
+	for (let index = 0; index < count; index++) {
+		at += spacingMs;
+		added.unshift(...emulator.addCalls(1, { created_at: new Date(at).toISOString() }));
+	}
+	return added;
+}
+
+const LATE_MATRIX = (['newest-first', 'oldest-first'] as ListOrder[]).flatMap((listOrder) =>
+	[100, 10].map((maxPageSize) => [listOrder, maxPageSize] as const),
+);
+
+describe.each(LATE_MATRIX)(
+	'a call listed late on a %s list, pages of %d',
+	(listOrder, maxPageSize) => {
+		test('150 calls deep, 38 minutes before the newest: it comes once; with Look Back 0, not', async () => {
+			for (const lookBackHours of [2, 0]) {
+				const { emulator, trigger } = await activated(
+					{ listOrder, maxPageSize },
+					{ options: { lookBackHours } },
+				);
+				const delivered = addSpaced(emulator, 150, 15_000);
+				expect(await trigger.poll()).toEqual(ids(delivered));
+				const before = Date.parse(delivered[delivered.length - 1].created_at) - 10_000;
+				const late = emulator.addCalls(
+					1,
+					{ created_at: new Date(before).toISOString() },
+					{ listedLate: true },
+				);
+				expect(await trigger.poll()).toEqual(lookBackHours > 0 ? ids(late) : []);
+				trigger.restart();
+				expect(await trigger.poll()).toEqual([]);
+			}
+		});
+	},
+);
+
+test('Calls Since set to another date on a running trigger: every call since then comes again, once', async () => {
+	const emulator = await emulatorWith();
+	const trigger = new TriggerUnderTest(emulator, {
+		options: { callsSince: emulator.calls[9].created_at },
+	});
+	expect(await trigger.poll()).toEqual(ids(emulator.calls.slice(0, 10)));
+	expect(await trigger.poll()).toEqual([]);
+	trigger.reconfigure({ options: { callsSince: emulator.calls[19].created_at } });
+	expect(await trigger.poll()).toEqual(ids(emulator.calls.slice(0, 20)));
+	expect(await trigger.poll()).toEqual([]);
+});
+
+describe("n8n's durable scheduler", () => {
+	const EVERY_MINUTE = { item: [{ mode: 'everyMinute' }] };
+
+	test('a scheduled check finds no position from publishing: the calls since the check before it come', async () => {
+		const emulator = await emulatorWith();
+		const trigger = new TriggerUnderTest(emulator, { pollTimes: EVERY_MINUTE });
+		trigger.activation = 'update';
+		const justNow = new Date(Date.now() - 20_000).toISOString();
+		const sincePublished = ids(emulator.addCalls(3, { created_at: justNow }));
+		expect(await trigger.poll()).toEqual(sincePublished);
+		expect(await trigger.poll()).toEqual([]);
+	});
+
+	test('with a schedule it cannot read, that check fails saying to set Calls Since', async () => {
+		const emulator = await emulatorWith();
+		const cron = { item: [{ mode: 'custom', cronExpression: '0 2 * * *' }] };
+		const trigger = new TriggerUnderTest(emulator, { pollTimes: cron });
+		trigger.activation = 'update';
+		await expect(trigger.poll()).rejects.toMatchObject({
+			description: expect.stringMatching(/Calls Since/),
+		});
+	});
+
+	test("a check stops taking calls within the poll's time budget; the next checks go on, each call once", async () => {
+		const { emulator, trigger } = await activated({}, { options: { callsPerExecution: 1 } });
+		trigger.budgetMs = 1_500;
+		trigger.executionMs = 150;
+		const day = ids(emulator.addCalls(12));
+		const checks: string[][] = [];
+		for (let check = 0; check < 6 && checks.flat().length < day.length; check++)
+			checks.push(await trigger.poll());
+		expect(checks[0].length).toBeGreaterThan(0);
+		expect(checks[0].length).toBeLessThan(day.length);
+		expect(checks.flat()).toEqual(day);
+	});
+});
