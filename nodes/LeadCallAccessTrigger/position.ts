@@ -115,7 +115,9 @@ export function recordCalls(position: Position, calls: TrackedCall[]): Position 
 	const seen = all
 		.filter((id, index) => index < MAX_REMEMBERED || (allAt[id] ?? -Infinity) >= start)
 		.slice(0, MAX_WINDOW_IDS);
-	const seenAt = Object.fromEntries(seen.filter((id) => id in allAt).map((id) => [id, allAt[id]]));
+	// Times only where the window needs them: an id past it is kept by count alone.
+	const inWindow = seen.filter((id) => (allAt[id] ?? -Infinity) >= start);
+	const seenAt = Object.fromEntries(inWindow.map((id) => [id, allAt[id]]));
 	return { ...position, seen, seenAt, newestAt };
 }
 

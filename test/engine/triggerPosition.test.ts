@@ -26,7 +26,13 @@ describe('trigger position', () => {
 			version: 1,
 			queryKey: '[]',
 			seenIds: expect.arrayContaining(ids(added)),
+			// The look-back window reaches back to where the trigger started (startedFrom), no further.
+			seenTimes: Object.fromEntries(
+				emulator.calls.slice(0, 3).map((call) => [call.id, Date.parse(call.created_at)]),
+			),
 			newestCreatedAt: added[0].created_at,
+			startedFrom: emulator.calls[2].created_at,
+			callsSince: null,
 			listOrder: 'newest',
 			headIds: emulator.calls.map((call) => call.id),
 		});

@@ -119,6 +119,8 @@ describe('Add Summary Item', () => {
 			missed: 1,
 			stillProcessing: 0,
 			heldForLater: 1,
+			inFailedExecutions: 0,
+			gaveUp: 0,
 			checkedAt: expect.any(String),
 		});
 		expect(items.every((item) => item.json.summary === undefined)).toBe(true);

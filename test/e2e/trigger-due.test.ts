@@ -1,0 +1,97 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
+/**
+ * The trigger's promise in a real n8n, installed from the tarball: a call stays due until an
+ * execution with it succeeded (n8n's own run outcome, read from the done promise), and, under
+ * n8n's durable scheduler (2.x), no call made after publishing is lost although n8n keeps
+ * nothing of the check it runs at publishing. The engine suite (test/engine/triggerDue.test.ts)
+ * covers the rules in depth.
+ */
+import { N8N_MAJOR } from '../../devkit/n8n';
+import { DEMO_KEYS, type CallRecord } from '../../devkit/emulator';
+import { emittedIds, oldestFirst, TriggerStage, triggerWorkflow } from './trigger-helpers';
+
+jest.setTimeout(240_000);
+
+/** Fails its execution while a marked call comes for the first time, as a full disk would. */
+const failFirstTime = {
+	name: 'Fail First Time',
+	type: 'n8n-nodes-base.code',
+	typeVersion: 2,
+	position: [220, 0] as [number, number],
+	parameters: {
+		jsCode:
+			"if ($input.all().some((item) => item.json.direction === 'marked' && item.json.failedExecutions === undefined)) throw new Error('Disk full');\nreturn $input.all();",
+	},
+};
+
+async function openStage(env?: Record<string, string>) {
+	const stage = await TriggerStage.open({ rateLimit: false, seedCalls: 10 }, { env });
+	const credentialId = await stage.createCredential('Lead & Call Access', DEMO_KEYS.full);
+	return { stage, credentialId };
+}
+
+describe('an execution that fails', () => {
+	let opened: Awaited<ReturnType<typeof openStage>>;
+	beforeAll(async () => (opened = await openStage()), 600_000);
+	afterAll(async () => await opened?.stage.close());
+
+	test('its calls come again at the next check, once, marked; then nothing more', async () => {
+		const { stage, credentialId } = opened;
+		const workflow = await stage.deploy(
+			triggerWorkflow({
+				credentialId,
+				nodes: [failFirstTime],
+				connections: {
+					'On New Call': { main: [[{ node: failFirstTime.name, type: 'main', index: 0 }]] },
+				},
+			}),
+		);
+		const marked = { direction: 'marked' } as unknown as Partial<CallRecord>;
+		const added = stage.emulator.addCalls(2, marked);
+		await workflow.poll();
+		const [failed] = await workflow.waitForExecutions(1);
+		expect(failed.status).toBe('error');
+		expect(emittedIds(failed)).toEqual(oldestFirst(added));
+
+		await workflow.poll();
+		const withCalls = (await workflow.waitForExecutions(2)).filter(
+			(execution) => emittedIds(execution).length > 0,
+		);
+		expect(withCalls.map((execution) => execution.status)).toEqual(['error', 'success']);
+		expect(emittedIds(withCalls[1])).toEqual(oldestFirst(added));
+
+		await workflow.poll();
+		const after = await workflow.waitForExecutions(2);
+		expect(after.filter((execution) => emittedIds(execution).length > 0)).toHaveLength(2);
+	});
+});
+
+(N8N_MAJOR >= 2 ? describe : describe.skip)("n8n's durable scheduler", () => {
+	const DURABLE = {
+		N8N_SCHEDULER_ENABLED: 'true',
+		N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
+		N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+		N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+		N8N_SCHEDULER_MATERIALIZATION_INTERVAL: '1',
+		N8N_SCHEDULER_EXECUTOR_INTERVAL: '1',
+	};
+	let opened: Awaited<ReturnType<typeof openStage>>;
+	beforeAll(async () => (opened = await openStage(DURABLE)), 600_000);
+	afterAll(async () => await opened?.stage.close());
+
+	test('calls made between publishing and the first scheduled check come, once', async () => {
+		const { stage, credentialId } = opened;
+		const everyMinute = { item: [{ mode: 'everyMinute' }] };
+		const workflow = await stage.deploy(
+			triggerWorkflow({ credentialId, parameters: { pollTimes: everyMinute } }),
+		);
+		const justNow = new Date().toISOString();
+		const added = stage.emulator.addCalls(3, { created_at: justNow });
+		const [execution] = await workflow.waitForExecutions(1, 150_000);
+		expect(emittedIds(execution)).toEqual(oldestFirst(added));
+		// The next scheduled checks deliver nothing again.
+		await new Promise((resolve) => setTimeout(resolve, 65_000));
+		const all = await workflow.waitForExecutions(1);
+		expect(all.filter((each) => emittedIds(each).length > 0)).toHaveLength(1);
+	});
+});
