@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The trigger's promise in a real n8n, installed from the tarball: a call stays due until an
  * execution with it succeeded (n8n's own run outcome, read from the done promise), and, under
