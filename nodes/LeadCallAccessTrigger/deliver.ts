@@ -102,7 +102,7 @@ const UNENFORCED_BUDGET_MS = 5 * 60_000;
 /**
  * When this check stops taking calls. n8n's durable scheduler (2.36+) gives each poll a time
  * budget (`getPollBudgetMs`, absent on 1.x) and abandons a poll that overruns it; the calls not
- * reached stay due for the next check. New calls are taken for two thirds of it: the last
+ * reached are kept for the next check. New calls are taken for two thirds of it: the last
  * execution started must still finish inside it, since the trigger waits to learn its outcome.
  */
 function takeCallsUntil(poll: IPollFunctions): number {
@@ -185,9 +185,14 @@ export async function deliver(
 				.map((entry) => ({ call: entry.call, since: entry.since! }));
 		for (let index = 0; index < entries.length; index++) {
 			if (Date.now() >= deadline) {
-				// Out of time: what is not reached stays due (held, failed or new) for the next check.
-				if (batch.length > 0) await flush(() => [...stillHeld, ...rest(index)]);
-				return [...stillHeld, ...rest(index)];
+				// Out of time: the calls not reached are kept for the next check, new ones too, so that
+				// it need not read the list back to them (failed calls stay due as they are).
+				const now = Date.now();
+				const left = entries.slice(index).filter((each) => each.failed === undefined);
+				handled += left.filter((each) => each.since === undefined).length;
+				const kept = left.map(({ call, since }) => ({ call, since: since ?? now }));
+				if (batch.length > 0) await flush(() => [...stillHeld, ...kept]);
+				return [...stillHeld, ...kept];
 			}
 			const entry = entries[index];
 			const { call, failed } = entry;

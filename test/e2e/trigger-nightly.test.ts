@@ -70,3 +70,49 @@ test('n8n killed in the middle of an export: the next check exports the rest, at
 	expect(twice).toBeLessThanOrEqual(PER_EXECUTION);
 	expect(fs.readdirSync(folder)).toHaveLength(all.length);
 });
+
+test('the disk fails mid-night and is back before the next check: every recording is archived, one file each, no retry by hand', async () => {
+	const folder = path.join(stage.sandbox.filesDir, 'failing');
+	fs.mkdirSync(folder, { recursive: true });
+	// 10 requests a second: the night of 120 calls takes about 12 s, time to fail the disk in it.
+	const credentialId = await stage.createCredential('failing', DEMO_KEYS.full, 600);
+	const far = {
+		item: [{ mode: 'everyDay', hour: (new Date().getUTCHours() + 12) % 24, minute: 0 }],
+	};
+	const workflow = await stage.deploy(
+		exportToDiskWorkflow({
+			credentialId,
+			credentialName: 'failing',
+			folder,
+			pollTimes: far,
+			triggerOptions: { callsPerExecution: PER_EXECUTION, waitForRecording: 0.25 },
+		}),
+	);
+	const recorded = { status: 'completed', has_recording: true } as const;
+	const all = stage.emulator.addCalls(120, recorded).map((call) => call.id);
+
+	// Once 20 files are written, the folder becomes a file: every write fails, as on a full disk.
+	const away = `${folder}.away`;
+	const check = stage.server.republish(workflow.id);
+	while (fs.readdirSync(folder).length < 20) await sleep(50);
+	fs.renameSync(folder, away);
+	fs.writeFileSync(folder, 'not a folder');
+	await check;
+	const night = await workflow.executions();
+	expect(night.some((execution) => execution.status === 'error')).toBe(true);
+
+	// The disk is back; the next check delivers the failed executions' calls again.
+	fs.rmSync(folder);
+	fs.renameSync(away, folder);
+	await workflow.poll();
+	const deadline = Date.now() + 60_000;
+	while (fs.readdirSync(folder).length < all.length && Date.now() < deadline) await sleep(500);
+	expect(fs.readdirSync(folder).sort()).toEqual(all.map((id) => `${id}.mp3`).sort());
+	// Only the calls of the failed executions came twice.
+	const executions = await workflow.executions();
+	const failedCalls = executions
+		.filter((execution) => execution.status === 'error')
+		.flatMap(emittedIds);
+	const ids = exported(executions);
+	expect(ids.length - new Set(ids).size).toBe(failedCalls.length);
+});

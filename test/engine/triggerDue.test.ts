@@ -10,6 +10,7 @@ import type { CallRecord, Emulator, ListOrder } from '../../devkit/emulator';
 import {
 	TriggerUnderTest,
 	idsOldestFirst as ids,
+	listRequests,
 	useTriggerEmulators,
 } from '../../devkit/engine/trigger';
 
@@ -131,16 +132,26 @@ describe("n8n's durable scheduler", () => {
 		});
 	});
 
-	test("a check stops taking calls within the poll's time budget; the next checks go on, each call once", async () => {
-		const { emulator, trigger } = await activated({}, { options: { callsPerExecution: 1 } });
+	test("a check stops taking calls within the poll's time budget; the next go on without reading the list back, each call once", async () => {
+		const { emulator, trigger } = await activated(
+			{ maxPageSize: 3 },
+			// Look Back 0: a check reads only what is newer than the last call it took.
+			{ options: { callsPerExecution: 1, lookBackHours: 0 } },
+		);
 		trigger.budgetMs = 1_500;
 		trigger.executionMs = 150;
 		const day = ids(emulator.addCalls(12));
 		const checks: string[][] = [];
-		for (let check = 0; check < 6 && checks.flat().length < day.length; check++)
+		const reads: number[] = [];
+		for (let check = 0; check < 6 && checks.flat().length < day.length; check++) {
+			const before = listRequests(emulator).length;
 			checks.push(await trigger.poll());
+			reads.push(listRequests(emulator).length - before);
+		}
 		expect(checks[0].length).toBeGreaterThan(0);
 		expect(checks[0].length).toBeLessThan(day.length);
 		expect(checks.flat()).toEqual(day);
+		// The first check read the day's pages; the next ones only the first, not back to the rest.
+		expect(reads.slice(1)).toEqual(reads.slice(1).map(() => 1));
 	});
 });
