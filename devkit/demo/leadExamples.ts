@@ -70,26 +70,37 @@ export async function runCsvExample(
 }
 
 /**
- * import-leads-from-google-sheets.json over `rows` (each with its row_number, as Get Rows gives),
- * with Import Lead's `options` set as a user would (Dry Run). `written`: what "Write Result to
- * the Row" would write (row number and result), by row.
+ * import-leads-from-google-sheets.json, deployed once (so Skip Unchanged Leads remembers across
+ * runs) with Import Lead's `options` set as a user would (Dry Run), over a stand-in sheet: `rows`
+ * (each with its row_number, as Get Rows gives), which each run updates as "Write Result to the
+ * Row" would. `written`: what a run wrote (row number and result), by row.
  */
-export async function runGoogleSheetsExample(
+export async function deployGoogleSheetsExample(
 	session: Session,
 	credential: CredentialJson,
 	rows: Row[],
 	options: Row = {},
-): Promise<{ run: ServerRunResult; written: Row[] }> {
+) {
 	const workflow = withStandIns(
 		withImportOptions(loadExample(EXAMPLES.googleSheets, session.filesDir), options),
 		{ name: 'Get Rows', field: 'rows' },
 		['Write Result to the Row'],
 	);
-	const run = await session.server.runWorkflow(workflow, [credential], { rows });
-	const written = allRunsOf(run, 'Write Result to the Row').sort(
-		(a, b) => Number(a.row_number) - Number(b.row_number),
-	);
-	return { run, written };
+	const deployed = await session.server.deployRunnable(workflow, [credential]);
+	const sheet = rows.map((row) => ({ ...row }));
+	return {
+		sheet,
+		async run(): Promise<{ run: ServerRunResult; written: Row[] }> {
+			const run = await deployed.run({ rows: sheet });
+			const written = allRunsOf(run, 'Write Result to the Row').sort(
+				(a, b) => Number(a.row_number) - Number(b.row_number),
+			);
+			for (const { row_number, result } of written) {
+				sheet.find((row) => row.row_number === row_number)!.result = result;
+			}
+			return { run, written };
+		},
+	};
 }
 
 export interface HubSpotNight {

@@ -8,12 +8,12 @@ import * as fs from 'fs';
 
 import { EXAMPLES } from '../../devkit/demo/examples';
 import {
+	deployGoogleSheetsExample,
 	deployHubSpotSyncExample,
 	hubSpotContact,
 	keptFormSubmissions,
 	publishLeadFormExample,
 	runCsvExample,
-	runGoogleSheetsExample,
 	type CsvRun,
 } from '../../devkit/demo/leadExamples';
 import { nodeOutput } from '../../devkit/n8n';
@@ -106,10 +106,12 @@ describe('import-leads-from-google-sheets.json (Google Sheets stood in for)', ()
 		{ row_number: 7, phone: '555-01', name: 'Nikola Tesla', campaign: 'spring' },
 	];
 	const REFUSED = [4, 6, 7];
-	let real: Awaited<ReturnType<typeof runGoogleSheetsExample>>;
+	let sheet: Awaited<ReturnType<typeof deployGoogleSheetsExample>>;
+	let real: Awaited<ReturnType<typeof sheet.run>>;
 	beforeAll(async () => {
 		session().emulator.reset();
-		real = await runGoogleSheetsExample(session(), credential(), ROWS);
+		sheet = await deployGoogleSheetsExample(session(), credential(), ROWS);
+		real = await sheet.run();
 	});
 
 	test('writes each row its result: imported, or rejected with the reason', () => {
@@ -123,13 +125,36 @@ describe('import-leads-from-google-sheets.json (Google Sheets stood in for)', ()
 			})),
 		);
 		expect(real.written[2].result).toMatch(/^rejected: Phone: "call me maybe" contains no digits/);
+		expect(leadPosts()).toHaveLength(3);
 		const stored = [...session().emulator.leads.keys()].sort();
 		expect(stored.join(' ')).toBe('+14155552671 +14155552672 +14155552673');
 	});
 
+	test('run again on the unchanged sheet: nothing is sent; an emptied result re-sends a changed row', async () => {
+		session().emulator.requests.length = 0;
+		const again = await sheet.run();
+		expect(again.run.run.status).toBe('success');
+		expect(leadPosts()).toEqual([]);
+		const rejected = real.written.filter((row) => REFUSED.includes(Number(row.row_number)));
+		expect(again.written).toEqual(rejected);
+
+		// As the note says: an emptied result sends its row again if it changed, not otherwise.
+		const [ada, grace] = sheet.sheet;
+		ada.result = '';
+		Object.assign(grace, { result: '', name: 'Grace B. Hopper' });
+		const resend = await sheet.run();
+		const sent = leadPosts().map((request) => JSON.parse(request.body).name);
+		expect(sent).toEqual(['Grace B. Hopper']);
+		expect(resend.written.slice(0, 2)).toEqual([
+			{ row_number: 2, result: 'imported earlier, unchanged: not sent again' },
+			{ row_number: 3, result: expect.stringMatching(/^imported \d{4}/) },
+		]);
+	});
+
 	test('with Dry Run: "would be imported", or rejected with the same reason; nothing is sent', async () => {
 		session().emulator.reset();
-		const dry = await runGoogleSheetsExample(session(), credential(), ROWS, { dryRun: true });
+		const dryRun = await deployGoogleSheetsExample(session(), credential(), ROWS, { dryRun: true });
+		const dry = await dryRun.run();
 		expect(dry.run.run.status).toBe('success');
 		expect(dry.written).toEqual(
 			real.written.map(({ row_number, result }) => ({
