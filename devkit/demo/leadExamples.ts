@@ -157,16 +157,6 @@ export function hubSpotContact(vid: number, name: string, phone?: string): Row {
 	return { vid, properties };
 }
 
-/** The answers lead-form.json kept for later: its form-submission-*.csv files, by name. */
-export function keptFormSubmissions(session: Session): Array<{ file: string; csv: string }> {
-	return fs
-		.readdirSync(session.filesDir)
-		.filter((file) => /^form-submission-.*\.csv$/.test(file))
-		.sort()
-		.map((file) => path.join(session.filesDir, file))
-		.map((file) => ({ file, csv: readCsv(file) }));
-}
-
 /** Polls `attempt` every 200 ms until it returns a value, or fails after `ms`. */
 async function within<T>(ms: number, attempt: (last: boolean) => Promise<T | undefined>) {
 	const deadline = Date.now() + ms;
@@ -177,21 +167,42 @@ async function within<T>(ms: number, attempt: (last: boolean) => Promise<T | und
 	}
 }
 
+/** The data table lead-form.json's note has users create, as they would. */
+export const FORM_ANSWERS_TABLE = {
+	name: 'Form answers to import',
+	columns: ['name', 'phone', 'campaign', 'submittedAt', 'reason'],
+};
+
+export interface FormSubmission {
+	/** The words of the page n8n sends the person to. */
+	page: string;
+	/** The rows this submission added to the Form answers to import table. */
+	kept: Row[];
+}
+
 /**
- * lead-form.json, published: each call submits the form as a browser does (its fields as
- * field-0, field-1...), then returns the words of the page n8n sends the person to.
+ * lead-form.json, published, with its Form answers to import table created and picked in Keep
+ * the Answer: each `submit` fills the form as a browser does (its fields as field-0,
+ * field-1...). `downloadCsv`: the table's Download CSV.
  */
 export async function publishLeadFormExample(
 	session: Session,
 	credential: CredentialJson,
-): Promise<(name: string, phone: string) => Promise<string>> {
+): Promise<{
+	submit(name: string, phone: string): Promise<FormSubmission>;
+	downloadCsv(): Promise<string>;
+}> {
 	const { server } = session;
 	await server.createCredential(credential);
+	const table = await server.createDataTable(FORM_ANSWERS_TABLE.name, FORM_ANSWERS_TABLE.columns);
 	const workflow = loadExample(EXAMPLES.leadForm, session.filesDir);
+	const keep = workflow.nodes.find((node) => node.name === 'Keep the Answer')!;
+	keep.parameters.dataTableId = { __rl: true, mode: 'list', value: table.id };
 	await server.deployWorkflow(workflow);
 	const trigger = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.formTrigger')!;
 	const formPath = (trigger.parameters.options as { path: string }).path;
-	return async (name, phone) => {
+	const submit = async (name: string, phone: string): Promise<FormSubmission> => {
+		const before = (await table.rows()).length;
 		const form = new FormData();
 		form.append('field-0', name);
 		form.append('field-1', phone);
@@ -217,10 +228,12 @@ export async function publishLeadFormExample(
 		});
 		const html = await (await fetch(page, { signal: AbortSignal.timeout(10_000) })).text();
 		// The words of the page, without its markup.
-		return html
+		const words = html
 			.replace(/<(script|style)[\s\S]*?<\/\1>/g, ' ')
 			.replace(/<[^>]+>/g, ' ')
 			.replace(/&#39;/g, "'")
 			.replace(/\s+/g, ' ');
+		return { page: words, kept: (await table.rows()).slice(before) };
 	};
+	return { submit, downloadCsv: table.downloadCsv };
 }
