@@ -70,26 +70,37 @@ export async function runCsvExample(
 }
 
 /**
- * import-leads-from-google-sheets.json over `rows` (each with its row_number, as Get Rows gives),
- * with Import Lead's `options` set as a user would (Dry Run). `written`: what "Write Result to
- * the Row" would write (row number and result), by row.
+ * import-leads-from-google-sheets.json, deployed once (so Skip Unchanged Leads remembers across
+ * runs) with Import Lead's `options` set as a user would (Dry Run), over a stand-in sheet: `rows`
+ * (each with its row_number, as Get Rows gives), which each run updates as "Write Result to the
+ * Row" would. `written`: what a run wrote (row number and result), by row.
  */
-export async function runGoogleSheetsExample(
+export async function deployGoogleSheetsExample(
 	session: Session,
 	credential: CredentialJson,
 	rows: Row[],
 	options: Row = {},
-): Promise<{ run: ServerRunResult; written: Row[] }> {
+) {
 	const workflow = withStandIns(
 		withImportOptions(loadExample(EXAMPLES.googleSheets, session.filesDir), options),
 		{ name: 'Get Rows', field: 'rows' },
 		['Write Result to the Row'],
 	);
-	const run = await session.server.runWorkflow(workflow, [credential], { rows });
-	const written = allRunsOf(run, 'Write Result to the Row').sort(
-		(a, b) => Number(a.row_number) - Number(b.row_number),
-	);
-	return { run, written };
+	const deployed = await session.server.deployRunnable(workflow, [credential]);
+	const sheet = rows.map((row) => ({ ...row }));
+	return {
+		sheet,
+		async run(): Promise<{ run: ServerRunResult; written: Row[] }> {
+			const run = await deployed.run({ rows: sheet });
+			const written = allRunsOf(run, 'Write Result to the Row').sort(
+				(a, b) => Number(a.row_number) - Number(b.row_number),
+			);
+			for (const { row_number, result } of written) {
+				sheet.find((row) => row.row_number === row_number)!.result = result;
+			}
+			return { run, written };
+		},
+	};
 }
 
 export interface HubSpotNight {
@@ -146,16 +157,6 @@ export function hubSpotContact(vid: number, name: string, phone?: string): Row {
 	return { vid, properties };
 }
 
-/** The answers lead-form.json kept for later: its form-submission-*.csv files, by name. */
-export function keptFormSubmissions(session: Session): Array<{ file: string; csv: string }> {
-	return fs
-		.readdirSync(session.filesDir)
-		.filter((file) => /^form-submission-.*\.csv$/.test(file))
-		.sort()
-		.map((file) => path.join(session.filesDir, file))
-		.map((file) => ({ file, csv: readCsv(file) }));
-}
-
 /** Polls `attempt` every 200 ms until it returns a value, or fails after `ms`. */
 async function within<T>(ms: number, attempt: (last: boolean) => Promise<T | undefined>) {
 	const deadline = Date.now() + ms;
@@ -166,21 +167,42 @@ async function within<T>(ms: number, attempt: (last: boolean) => Promise<T | und
 	}
 }
 
+/** The data table lead-form.json's note has users create, as they would. */
+export const FORM_ANSWERS_TABLE = {
+	name: 'Form answers to import',
+	columns: ['name', 'phone', 'campaign', 'submittedAt', 'reason'],
+};
+
+export interface FormSubmission {
+	/** The words of the page n8n sends the person to. */
+	page: string;
+	/** The rows this submission added to the Form answers to import table. */
+	kept: Row[];
+}
+
 /**
- * lead-form.json, published: each call submits the form as a browser does (its fields as
- * field-0, field-1...), then returns the words of the page n8n sends the person to.
+ * lead-form.json, published, with its Form answers to import table created and picked in Keep
+ * the Answer: each `submit` fills the form as a browser does (its fields as field-0,
+ * field-1...). `downloadCsv`: the table's Download CSV.
  */
 export async function publishLeadFormExample(
 	session: Session,
 	credential: CredentialJson,
-): Promise<(name: string, phone: string) => Promise<string>> {
+): Promise<{
+	submit(name: string, phone: string): Promise<FormSubmission>;
+	downloadCsv(): Promise<string>;
+}> {
 	const { server } = session;
 	await server.createCredential(credential);
+	const table = await server.createDataTable(FORM_ANSWERS_TABLE.name, FORM_ANSWERS_TABLE.columns);
 	const workflow = loadExample(EXAMPLES.leadForm, session.filesDir);
+	const keep = workflow.nodes.find((node) => node.name === 'Keep the Answer')!;
+	keep.parameters.dataTableId = { __rl: true, mode: 'list', value: table.id };
 	await server.deployWorkflow(workflow);
 	const trigger = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.formTrigger')!;
 	const formPath = (trigger.parameters.options as { path: string }).path;
-	return async (name, phone) => {
+	const submit = async (name: string, phone: string): Promise<FormSubmission> => {
+		const before = (await table.rows()).length;
 		const form = new FormData();
 		form.append('field-0', name);
 		form.append('field-1', phone);
@@ -206,10 +228,12 @@ export async function publishLeadFormExample(
 		});
 		const html = await (await fetch(page, { signal: AbortSignal.timeout(10_000) })).text();
 		// The words of the page, without its markup.
-		return html
+		const words = html
 			.replace(/<(script|style)[\s\S]*?<\/\1>/g, ' ')
 			.replace(/<[^>]+>/g, ' ')
 			.replace(/&#39;/g, "'")
 			.replace(/\s+/g, ' ');
+		return { page: words, kept: (await table.rows()).slice(before) };
 	};
+	return { submit, downloadCsv: table.downloadCsv };
 }

@@ -170,6 +170,31 @@ export class N8nRest {
 	}
 
 	/**
+	 * Creates a data table with text columns, as a user does under Overview › Data tables, in the
+	 * owner's project; returns its id, its rows (oldest first) and its Download CSV.
+	 */
+	async createDataTable(name: string, columns: string[]) {
+		const project = await this.rest<{ id: string }>('GET', '/projects/personal');
+		const tables = `/projects/${project.id}/data-tables`;
+		const { id } = await this.rest<{ id: string }>('POST', tables, {
+			name,
+			columns: columns.map((column) => ({ name: column, type: 'string' })),
+		});
+		type Row = Record<string, unknown> & { id: number };
+		return {
+			id,
+			rows: async () => {
+				const page = await this.rest<{ data: Row[] }>('GET', `${tables}/${id}/rows?take=50`);
+				return page.data.sort((a, b) => a.id - b.id);
+			},
+			downloadCsv: async () => {
+				const route = `${tables}/${id}/download-csv`;
+				return (await this.rest<{ csvContent: string }>('GET', route)).csvContent;
+			},
+		};
+	}
+
+	/**
 	 * A manual run as the editor starts it (`POST /workflows/:id/run`, e.g. "Fetch Test Event");
 	 * returns the execution id. 1.x runs the workflow the editor sends, 2.x the stored one.
 	 */

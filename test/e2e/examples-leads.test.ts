@@ -8,12 +8,11 @@ import * as fs from 'fs';
 
 import { EXAMPLES } from '../../devkit/demo/examples';
 import {
+	deployGoogleSheetsExample,
 	deployHubSpotSyncExample,
 	hubSpotContact,
-	keptFormSubmissions,
 	publishLeadFormExample,
 	runCsvExample,
-	runGoogleSheetsExample,
 	type CsvRun,
 } from '../../devkit/demo/leadExamples';
 import { nodeOutput } from '../../devkit/n8n';
@@ -106,10 +105,12 @@ describe('import-leads-from-google-sheets.json (Google Sheets stood in for)', ()
 		{ row_number: 7, phone: '555-01', name: 'Nikola Tesla', campaign: 'spring' },
 	];
 	const REFUSED = [4, 6, 7];
-	let real: Awaited<ReturnType<typeof runGoogleSheetsExample>>;
+	let sheet: Awaited<ReturnType<typeof deployGoogleSheetsExample>>;
+	let real: Awaited<ReturnType<typeof sheet.run>>;
 	beforeAll(async () => {
 		session().emulator.reset();
-		real = await runGoogleSheetsExample(session(), credential(), ROWS);
+		sheet = await deployGoogleSheetsExample(session(), credential(), ROWS);
+		real = await sheet.run();
 	});
 
 	test('writes each row its result: imported, or rejected with the reason', () => {
@@ -123,13 +124,36 @@ describe('import-leads-from-google-sheets.json (Google Sheets stood in for)', ()
 			})),
 		);
 		expect(real.written[2].result).toMatch(/^rejected: Phone: "call me maybe" contains no digits/);
+		expect(leadPosts()).toHaveLength(3);
 		const stored = [...session().emulator.leads.keys()].sort();
 		expect(stored.join(' ')).toBe('+14155552671 +14155552672 +14155552673');
 	});
 
+	test('run again on the unchanged sheet: nothing is sent; an emptied result re-sends a changed row', async () => {
+		session().emulator.requests.length = 0;
+		const again = await sheet.run();
+		expect(again.run.run.status).toBe('success');
+		expect(leadPosts()).toEqual([]);
+		const rejected = real.written.filter((row) => REFUSED.includes(Number(row.row_number)));
+		expect(again.written).toEqual(rejected);
+
+		// As the note says: an emptied result sends its row again if it changed, not otherwise.
+		const [ada, grace] = sheet.sheet;
+		ada.result = '';
+		Object.assign(grace, { result: '', name: 'Grace B. Hopper' });
+		const resend = await sheet.run();
+		const sent = leadPosts().map((request) => JSON.parse(request.body).name);
+		expect(sent).toEqual(['Grace B. Hopper']);
+		expect(resend.written.slice(0, 2)).toEqual([
+			{ row_number: 2, result: 'imported earlier, unchanged: not sent again' },
+			{ row_number: 3, result: expect.stringMatching(/^imported \d{4}/) },
+		]);
+	});
+
 	test('with Dry Run: "would be imported", or rejected with the same reason; nothing is sent', async () => {
 		session().emulator.reset();
-		const dry = await runGoogleSheetsExample(session(), credential(), ROWS, { dryRun: true });
+		const dryRun = await deployGoogleSheetsExample(session(), credential(), ROWS, { dryRun: true });
+		const dry = await dryRun.run();
 		expect(dry.run.run.status).toBe('success');
 		expect(dry.written).toEqual(
 			real.written.map(({ row_number, result }) => ({
@@ -142,18 +166,22 @@ describe('import-leads-from-google-sheets.json (Google Sheets stood in for)', ()
 	});
 });
 
-describe('lead-form.json (n8n Form, published)', () => {
-	let submit: (name: string, phone: string) => Promise<string>;
+describe('lead-form.json (n8n Form, published; answers kept in a data table)', () => {
+	let form: Awaited<ReturnType<typeof publishLeadFormExample>>;
 	beforeAll(async () => {
 		session().emulator.reset();
-		submit = await publishLeadFormExample(session(), credential());
+		form = await publishLeadFormExample(session(), credential());
 	});
 	afterEach(() => session().emulator.reset());
 	const ASK_TO_FIX = 'We could not use the phone number you wrote. Please go back';
+	const KEPT_TO_CHECK = 'We kept your answer: if you do not send it again, our team will check';
+	const keptRow = (name: string, phone: string, reason: RegExp) =>
+		expect.objectContaining({ name, phone, reason: expect.stringMatching(reason) });
 
-	test('a good number is imported and the person is thanked', async () => {
-		const page = await submit('Ada Lovelace', '020 7946 0958');
+	test('a good number is imported and the person is thanked; nothing is kept', async () => {
+		const { page, kept } = await form.submit('Ada Lovelace', '020 7946 0958');
 		expect(page).toContain('Thank you, Ada Lovelace. We will call you soon.');
+		expect(kept).toEqual([]);
 		expect(session().emulator.leads.get('+442079460958')).toMatchObject({
 			name: 'Ada Lovelace',
 			campaign_id: 'web-form',
@@ -161,47 +189,51 @@ describe('lead-form.json (n8n Form, published)', () => {
 		});
 	});
 
-	test('a number the node cannot read asks the person to fix it; nothing is sent or kept', async () => {
-		expect(await submit('Linus Pauling', 'call me maybe')).toContain(ASK_TO_FIX);
+	test('a German mobile without +49 (Default Country GB): kept with the reason, asked to fix it', async () => {
+		const { page, kept } = await form.submit('Lise Meitner', '01512 3456789');
+		expect(page).toContain(ASK_TO_FIX);
+		expect(page).toContain(KEPT_TO_CHECK);
 		expect(leadPosts()).toEqual([]);
-		expect(keptFormSubmissions(session())).toEqual([]);
+		expect(kept).toEqual([
+			keptRow('Lise Meitner', '01512 3456789', /^Phone: "01512 3456789" is not .*United Kingdom/),
+		]);
 	});
 
-	test('a number the service refuses asks the person to fix it, not to try later', async () => {
+	test('a number the service refuses: kept with its reason, asked to fix it, not to try later', async () => {
 		const detail = { loc: ['body', 'phone_e164'], msg: 'not callable', type: 'value_error' };
 		const body = JSON.stringify({ detail: [detail] });
 		session().emulator.inject({ kind: 'status', status: 422, body, path: '/v1/leads' });
-		expect(await submit('Alan Turing', '+44 20 7946 0959')).toContain(ASK_TO_FIX);
+		const { page, kept } = await form.submit('Alan Turing', '+44 20 7946 0959');
+		expect(page).toContain(ASK_TO_FIX);
 		expect(leadPosts().map((request) => request.status)).toEqual([422]);
-		expect(keptFormSubmissions(session())).toEqual([]);
+		expect(kept).toEqual([keptRow('Alan Turing', '+44 20 7946 0959', /not callable/)]);
 	});
 
-	test('when the service is down: told to try later, the answer kept in its file, importable later', async () => {
+	test('when the service is down: kept, the person told; Download CSV imports it later', async () => {
 		session().emulator.inject({ kind: 'status', status: 503, count: 100, path: '/v1/leads' });
-		const page = await submit('Grace Hopper', '07400 123456');
-		expect(page).toContain('Sorry, we could not save your request just now');
-		expect(page).toContain('try again in a few minutes');
+		const { page, kept } = await form.submit('Grace Hopper', '07400 123456');
+		expect(page).toContain('our system could not take your request just now. We kept it');
+		expect(page).toContain('you do not need to send it again');
 		expect(page).not.toContain(ASK_TO_FIX);
-		const kept = keptFormSubmissions(session());
-		expect(kept).toHaveLength(1);
-		const [header, row, ...more] = kept[0].csv.trim().split(/\r?\n/);
-		expect([header, more]).toEqual(['name,phone,campaign,submittedAt,reason', []]);
-		expect(row).toMatch(
-			/^Grace Hopper,07400 123456,web-form,[^,]+,"The API is temporarily unavailable \(503\)/,
-		);
+		const reason = /^The API is temporarily unavailable \(503\)/;
+		expect(kept).toEqual([keptRow('Grace Hopper', '07400 123456', reason)]);
 
-		// As the note says: the CSV example, reading those files with the form's Default Country.
+		// As the note says: the table's Download CSV, read by the CSV example with the form's
+		// Default Country. Its refused rows go to rejected-leads.csv, the others are imported.
 		session().emulator.reset();
+		const file = `${session().filesDir}/form-answers-to-import.csv`;
+		fs.writeFileSync(file, await form.downloadCsv());
 		const later = await runCsvExample(session(), credential(), {
-			read: `${session().filesDir}/form-submission-*.csv`,
+			read: file,
 			options: { defaultCountryCode: 'GB' },
 		});
 		expect(later.run.run.status).toBe('success');
-		expect(session().emulator.leads.get('+447400123456')).toMatchObject({
-			name: 'Grace Hopper',
-			campaign_id: 'web-form',
-		});
-		kept.forEach(({ file }) => fs.rmSync(file));
+		expect(later.imported.map(({ name, output }) => [name, output.phone_e164])).toEqual([
+			['Alan Turing', '+442079460959'],
+			['Grace Hopper', '+447400123456'],
+		]);
+		expect(later.rejected.map(({ name }) => name)).toEqual(['Lise Meitner']);
+		fs.rmSync(file);
 	});
 });
 

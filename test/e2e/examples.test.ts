@@ -43,10 +43,19 @@ test('the editor gets the node from the tarball, with its credential, tool use a
 	}
 });
 
+// What a user picks after import, as the example's note says: the editor marks it until then,
+// and will not publish the workflow before (their own data table has an id only they know).
+const TO_PICK_AFTER_IMPORT: Record<string, string[]> = {
+	'lead-form.json': [
+		'Keep the Answer: {"dataTableId":["Parameter \\"Data table\\" is required."]}',
+	],
+};
+
 describe('every example', () => {
 	for (const file of allExampleFiles()) {
-		test(`${file} imports and opens without a warning`, async () => {
-			expect(await exampleWarnings(examples.session(), file)).toEqual([]);
+		test(`${file} imports and opens without a warning but what its note says to pick`, async () => {
+			const warnings = await exampleWarnings(examples.session(), file);
+			expect(warnings).toEqual(TO_PICK_AFTER_IMPORT[file] ?? []);
 		});
 	}
 });
