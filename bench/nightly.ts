@@ -17,6 +17,10 @@
  *   BENCH_NIGHT_CALLS=2000    calls of the day
  *   BENCH_NIGHT_RATE=6000     the emulator's and the credential's requests per minute (60: the
  *                             real service's, to check the time computed from the requests)
+ *   BENCH_NIGHT_SCHEDULER=durable  n8n's durable scheduler for polling triggers (2.36+; its four
+ *                             settings on, its default 45 s poll timeout), Poll Times every minute
+ *                             instead of once a night, the calls stamped with the real clock
+ *   BENCH_NIGHT_MINUTES=40    how long the night may take at most
  *   BENCH_PACKAGE_DIR=<dir>   measure another build of the package (before/after a change)
  */
 import * as fs from 'fs';
@@ -38,6 +42,15 @@ const PER_MINUTE = Number(process.env.BENCH_NIGHT_RATE ?? 6000);
 const QUEUE = process.env.BENCH_NIGHT_MODE === 'queue';
 const SHAPES = (process.env.BENCH_NIGHT_SHAPES ?? 'simplest,example').split(',');
 const PACKAGE = process.env.BENCH_PACKAGE_DIR ?? 'this build';
+const DURABLE = process.env.BENCH_NIGHT_SCHEDULER === 'durable';
+const NIGHT_MINUTES = Number(process.env.BENCH_NIGHT_MINUTES ?? 40);
+/** n8n's durable scheduler with polling triggers and their cursors (n8n 2.36+). */
+const DURABLE_ENV = {
+	N8N_SCHEDULER_ENABLED: 'true',
+	N8N_USE_WORKFLOW_PUBLICATION_SERVICE: 'true',
+	N8N_SCHEDULER_POLL_TRIGGERS_ENABLED: 'true',
+	N8N_POLLER_DURABLE_CURSORS_ENABLED: 'true',
+};
 /**
  * With no file written for this long (and some written), the run is over. When the night needs
  * more than a minute of requests, the limiter lets each minute's requests through at once and
@@ -52,7 +65,7 @@ async function startStage(): Promise<{ server: N8nServer; filesDir: string; pids
 	// Each line's default binary data mode: in memory on 1.x; on disk on 2.x, in the database
 	// in queue mode (1.x has no database mode).
 	const binaryDataMode = N8N_MAJOR < 2 ? 'default' : QUEUE ? 'database' : 'filesystem';
-	const env = { N8N_DEFAULT_BINARY_DATA_MODE: binaryDataMode };
+	const env = { N8N_DEFAULT_BINARY_DATA_MODE: binaryDataMode, ...(DURABLE ? DURABLE_ENV : {}) };
 	if (!QUEUE) {
 		const { server, sandbox, pid } = await startBenchServer('n8n', { env }, log);
 		return { server, filesDir: sandbox.filesDir, pids: [pid] };
@@ -73,8 +86,12 @@ function simplest(credentialId: string, folder: string): WorkflowJson {
 	return exportToDiskWorkflow({ credentialId, credentialName, folder, pollTimes: nextMinute() });
 }
 
-/** The night comes at the next minute at least 20 s away (n8n's own schedule runs it). */
-const nextMinute = () => dailyAtNextMinute(20_000);
+/**
+ * The night comes at the next minute at least 20 s away (n8n's own schedule runs it); under the
+ * durable scheduler, checks every minute, each delivering what fits in its time.
+ */
+const nextMinute = () =>
+	DURABLE ? { item: [{ mode: 'everyMinute' }] } : dailyAtNextMinute(20_000);
 
 /** The measured package's own example, as a user imports it, with the night moved to the next minute. */
 function example(credentialId: string, folder: string): WorkflowJson {
@@ -105,7 +122,13 @@ async function measure(stage: Awaited<ReturnType<typeof startStage>>, shape: str
 		shape === 'example' ? example(credential.id, folder) : simplest(credential.id, folder);
 	const workflowId = await stage.server.deployWorkflow(workflow);
 	await stage.server.publicationStatus(workflowId);
-	bench.emulator.addCalls(CALLS, { status: 'completed', has_recording: true });
+	const recorded = { status: 'completed', has_recording: true } as const;
+	if (!DURABLE) bench.emulator.addCalls(CALLS, recorded);
+	// Stamped with the real clock: the first check under the durable scheduler starts from the
+	// check before it (the emulator's own calls are stamped in 2025).
+	const now = Date.now() - CALLS;
+	for (let index = 0; DURABLE && index < CALLS; index++)
+		bench.emulator.addCalls(1, { ...recorded, created_at: new Date(now + index).toISOString() });
 	log(`${shape}: ${CALLS} calls added; waiting for the night`);
 
 	await sleep(5_000); // activation settled
@@ -113,7 +136,7 @@ async function measure(stage: Awaited<ReturnType<typeof startStage>>, shape: str
 	const mark = bench.emulator.requests.length;
 	let lastCount = 0;
 	let lastChange = Date.now();
-	const deadline = Date.now() + 40 * 60_000;
+	const deadline = Date.now() + NIGHT_MINUTES * 60_000;
 	while (Date.now() < deadline) {
 		await sleep(1_000);
 		const count = fs.readdirSync(written).length;
@@ -145,7 +168,7 @@ async function measure(stage: Awaited<ReturnType<typeof startStage>>, shape: str
 	const atRealRate = (apiRequests / 60).toFixed(1);
 	await stage.server.rest('POST', `/workflows/${workflowId}/deactivate`, {});
 	await bench.stop();
-	return `| ${N8N_VERSION}${QUEUE ? ' queue' : ''} | ${PACKAGE} | ${CALLS} calls, ${PER_MINUTE}/min: ${shape} | ${exported} | ${twice} | ${failed} | ${memory} | ${((lastFile - first) / 1000).toFixed(0)} | ${apiRequests} (${atRealRate} min at 60/min) |`;
+	return `| ${N8N_VERSION}${QUEUE ? ' queue' : ''}${DURABLE ? ' durable' : ''} | ${PACKAGE} | ${CALLS} calls, ${PER_MINUTE}/min: ${shape} | ${exported} | ${twice} | ${failed} | ${memory} | ${((lastFile - first) / 1000).toFixed(0)} | ${apiRequests} (${atRealRate} min at 60/min) |`;
 }
 
 runBench('bench:nightly', async () => {
