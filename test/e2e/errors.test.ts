@@ -100,7 +100,7 @@ test('an API 422 and a local refusal leave through the error output, paired, wit
 	});
 	// Refused before any request: no HTTP status, the same detail shape as the API's.
 	expect(failed[1].json.error).toBe(
-		'Phone is empty: map it to the column or field that holds the phone number',
+		'Phone is empty: this item has no phone number. Fill it in, or filter out items without one before this node; if every item fails so, map Phone to the field that holds the numbers',
 	);
 	expect(failed[1].json.message).toEqual({
 		fields: ['Phone'],
