@@ -11,7 +11,7 @@ import { OPTIONAL_FIELDS, additionalFieldsProperty, clearFieldsProperty } from '
 import type { ApiOperation } from '../../../shared/transport';
 import { apiRequest } from '../../../shared/transport';
 import { fieldError } from '../../../shared/errors';
-import { optionsCollection, readRequestPolicy } from '../../../shared/transport/retry';
+import { optionsCollection, readRequestPolicy } from '../../../shared/options';
 import { isJsonObject } from '../../../shared/context';
 import { isDryRun, skipDecision, skipUnchangedOption } from './skipUnchanged';
 import type { OperationDeclaration } from '../operation';

@@ -7,7 +7,7 @@ import {
 	noRecordingError,
 } from '../../../shared/recording';
 import { operationError } from '../../../shared/errors';
-import { optionsCollection, readRequestPolicy } from '../../../shared/transport/retry';
+import { optionsCollection, readRequestPolicy } from '../../../shared/options';
 import type { OperationDeclaration } from '../operation';
 
 /** Version 1 saved the call ID as plain text; those workflows keep that field. */
