@@ -177,11 +177,11 @@ describe('the credential test, as the editor runs it', () => {
 		}
 	});
 
-	test('a key with only leads:write is told which scopes it lacks; an unknown or malformed key is not valid', async () => {
+	test('a key with only leads:write fails, saying what it works for; an unknown or malformed key is not valid', async () => {
+		// The message's wording is the unit test's (test/unit/credential.test.ts).
 		expect(await testKey(DEMO_KEYS.leadsOnly)).toEqual({
-			status: 'OK',
-			message:
-				'Valid API key with scopes: leads:write. Missing: calls:read (needed by Get Many Calls and the trigger), recordings:read (needed by Get Recording)',
+			status: 'Error',
+			message: expect.stringMatching(/^This key works for Import Lead \(it has leads:write\)/),
 		});
 		expect(await testKey(UNKNOWN_KEY)).toEqual({
 			status: 'Error',
