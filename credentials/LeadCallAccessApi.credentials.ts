@@ -50,7 +50,7 @@ export class LeadCallAccessApi implements ICredentialType {
 			typeOptions: { minValue: 0 },
 			default: 60,
 			description:
-				'How many requests this key may send per minute. The node never sends more, across all workflows using the key, and slows down if the service allows fewer. 0: no pacing.',
+				'How many requests this key may send per minute. The node never sends more, across all workflows using the key, and slows down if the service allows fewer. 0 turns this off.',
 		},
 		{
 			// Never shown: tests and benchmarks shorten the budget's minute to run in seconds.

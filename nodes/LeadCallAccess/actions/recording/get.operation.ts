@@ -76,7 +76,7 @@ const properties: INodeProperties[] = [
 		default: 'data',
 		required: true,
 		displayOptions: { show: { download: [true] } },
-		hint: 'The name of the output binary field to put the file in',
+		hint: 'The name the file gets in the item (default data): the node that saves or sends it, such as Write Files to Disk, asks for this name',
 	},
 	optionsCollection([
 		{
