@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The pages users are sent to travel in the package and open where users read them: on the npm
  * page (n8n's Docs link opens it too) and in the installed package. npm resolves a README's
