@@ -1,8 +1,5 @@
-import type { ICredentialTestFunctions } from 'n8n-workflow';
-
 import { LeadCallAccessApi } from '../../credentials/LeadCallAccessApi.credentials';
 import { parseBaseUrl } from '../../nodes/shared/connection';
-import { testCredential } from '../../nodes/shared/credentialCheck';
 
 const key = `pf_live_${'a1B2_-'.repeat(7)}x`;
 const credential = new LeadCallAccessApi();
@@ -61,51 +58,5 @@ describe('credential', () => {
 		['https://api.example.com/base/v1', 'https://api.example.com/base'],
 	])('base URL %s -> %s', (raw, apiBase) => {
 		expect(parseBaseUrl(raw).apiBase).toBe(apiBase);
-	});
-});
-
-describe('the credential test', () => {
-	/** A service that grants `scopes` to the key, answering each probe as the API does. */
-	const serviceGranting = (scopes: string[]) => {
-		const sent: Array<{ uri: string; authorization: unknown }> = [];
-		const granted: Record<string, [string, number]> = {
-			'/v1/calls': ['calls:read', 200],
-			'/v1/leads': ['leads:write', 422],
-		};
-		const request = async (options: { uri: string; headers: Record<string, unknown> }) => {
-			sent.push({ uri: options.uri, authorization: options.headers.Authorization });
-			const [scope, status] = granted[new URL(options.uri).pathname] ?? ['recordings:read', 404];
-			return await Promise.resolve({ statusCode: scopes.includes(scope) ? status : 403 });
-		};
-		return { sent, context: { helpers: { request } } as unknown as ICredentialTestFunctions };
-	};
-	const data = { baseUrl: 'https://api.example.com/v1', apiKey: key };
-	const runTest = async (scopes: string[]) => {
-		const service = serviceGranting(scopes);
-		const result = await testCredential.call(service.context, {
-			id: '1',
-			name: 'x',
-			type: 'x',
-			data,
-		});
-		return { result, sent: service.sent };
-	};
-
-	test('a key with every scope passes; each probe carries the key, attached by the credential', async () => {
-		const { result, sent } = await runTest(['calls:read', 'leads:write', 'recordings:read']);
-		expect(result).toEqual({
-			status: 'OK',
-			message: 'Valid API key with scopes: calls:read, leads:write, recordings:read',
-		});
-		expect(sent).toHaveLength(3);
-		for (const { authorization } of sent) expect(authorization).toBe(`Bearer ${key}`);
-	});
-
-	test('a leads-only key fails naming what it lacks, and says it is all an import needs', async () => {
-		expect((await runTest(['leads:write'])).result).toEqual({
-			status: 'Error',
-			message:
-				'This key works for Import Lead (it has leads:write) but lacks calls:read (for Get Many Calls and the trigger) and recordings:read (for Get Recording). If you use only Import Lead, this key is all you need: the rest is optional. For the others, create a key with those scopes too in the desktop app (Settings > Developers)',
-		});
 	});
 });
