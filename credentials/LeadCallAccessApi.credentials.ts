@@ -50,7 +50,7 @@ export class LeadCallAccessApi implements ICredentialType {
 			typeOptions: { minValue: 0 },
 			default: 60,
 			description:
-				'How many requests this key may send per minute. The node never sends more, across all workflows using the key, and slows down if the service allows fewer. 0: no pacing.',
+				'How many requests this key may send per minute. The node never sends more, across all workflows using the key, and slows down if the service allows fewer. 0 turns this off.',
 		},
 		{
 			// Never shown: tests and benchmarks shorten the budget's minute to run in seconds.
@@ -62,8 +62,10 @@ export class LeadCallAccessApi implements ICredentialType {
 	];
 
 	/**
-	 * The only place the key is attached to a request. It refuses to attach it to any
-	 * address outside the configured base URL, so the key cannot leak to another host.
+	 * The only place the key is attached to a request: n8n calls it for the nodes' requests, and
+	 * the credential test (nodes/shared/credentialCheck.ts) calls it for its probes. It refuses
+	 * to attach the key to any address outside the configured base URL, so the key cannot leak
+	 * to another host.
 	 */
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,
@@ -88,5 +90,5 @@ export class LeadCallAccessApi implements ICredentialType {
 	}
 
 	// No `test` here: both nodes name a custom test (testedBy) that checks each scope
-	// separately, so a key with only leads:write is reported valid instead of failing.
+	// separately, so its message can say what a key with only leads:write works for.
 }

@@ -6,6 +6,7 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
+import { LeadCallAccessApi } from '../../credentials/LeadCallAccessApi.credentials';
 import { describeNetworkFailure, networkErrorCode } from './errors';
 import type { ConnectionSettings } from './connection';
 import { parseConnectionSettings } from './connection';
@@ -80,22 +81,31 @@ function outcomeOf(status: number, probe: ScopeProbe): ProbeOutcome {
 	};
 }
 
+const credentialType = new LeadCallAccessApi();
+
 async function runProbe(
 	this: ICredentialTestFunctions,
+	credential: ICredentialDataDecryptedObject,
 	settings: ConnectionSettings,
 	probe: ScopeProbe,
 ): Promise<ProbeOutcome> {
 	// Credential tests get only the request-style helper (no httpRequest in
-	// ICredentialTestFunctions on n8n 1.x or 2.x); n8n's own credential tests use it too.
+	// ICredentialTestFunctions on n8n 1.x or 2.x), which does not authenticate: the credential's
+	// own `authenticate` attaches the key, as it does to every other request.
 	const { helpers } = this;
+	const { url, headers } = await credentialType.authenticate(credential, {
+		url: `${settings.apiBase}${probe.path}`,
+		method: probe.method,
+		headers: { Accept: 'application/json' },
+	});
 	try {
 		const response = (await helpers.request({
 			method: probe.method,
-			uri: `${settings.apiBase}${probe.path}`,
+			uri: url,
 			qs: probe.qs,
 			body: probe.body,
 			json: true,
-			headers: { Accept: 'application/json', Authorization: `Bearer ${settings.apiKey}` },
+			headers,
 			resolveWithFullResponse: true,
 			simple: false,
 			followRedirect: false,
@@ -109,34 +119,58 @@ async function runProbe(
 	}
 }
 
+/** "a, b and c" */
+const listed = (words: string[]) =>
+	words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
+
 /**
- * Tests what the key can do instead of requiring one scope: a key that only imports leads is
- * valid. Reports the scopes it has and what the missing ones are needed for.
+ * A key that lacks some scopes fails the test, because n8n's dialog shows only its own line for
+ * a test that passes: the message is the only way the user sees what is missing. It says what
+ * the key works for first, and that the rest is optional: n8n saves a credential whose test
+ * failed, and a key made only to import leads is right as it is.
+ */
+function partialKeyMessage(has: ScopeProbe[], lacks: ScopeProbe[]): string {
+	const worksFor = listed(has.map(({ neededBy }) => neededBy));
+	const lacking = listed(lacks.map(({ scope, neededBy }) => `${scope} (for ${neededBy})`));
+	return (
+		`This key works for ${worksFor} (it has ${listed(has.map(({ scope }) => scope))}) but lacks ${lacking}. ` +
+		`If you use only ${worksFor}, this key is all you need: the rest is optional. ` +
+		'For the others, create a key with those scopes too in the desktop app (Settings > Developers)'
+	);
+}
+
+/**
+ * Tests what the key can do instead of requiring one scope: one probe per scope. Passes when the
+ * key holds every scope; fails naming the missing ones otherwise (`partialKeyMessage`).
  */
 export async function testCredential(
 	this: ICredentialTestFunctions,
 	credential: ICredentialsDecrypted<ICredentialDataDecryptedObject>,
 ): Promise<INodeCredentialTestResult> {
+	const data = credential.data ?? {};
 	let settings: ConnectionSettings;
 	try {
-		settings = parseConnectionSettings(credential.data ?? {});
+		settings = parseConnectionSettings(data);
 	} catch (error) {
 		return { status: 'Error', message: (error as Error).message };
 	}
-	const has: string[] = [];
-	const missing: string[] = [];
+	const has: ScopeProbe[] = [];
+	const lacks: ScopeProbe[] = [];
 	for (const probe of PROBES) {
-		const outcome = await runProbe.call(this, settings, probe);
+		const outcome = await runProbe.call(this, data, settings, probe);
 		if ('failure' in outcome) return { status: 'Error', message: outcome.failure };
-		if (outcome.granted) has.push(probe.scope);
-		else missing.push(`${probe.scope} (needed by ${probe.neededBy})`);
+		(outcome.granted ? has : lacks).push(probe);
 	}
 	if (has.length === 0) {
+		const missing = lacks.map(({ scope, neededBy }) => `${scope} (needed by ${neededBy})`);
 		return {
 			status: 'Error',
 			message: `The API key is valid but has none of the scopes this node uses: ${missing.join(', ')}`,
 		};
 	}
-	const lacking = missing.length === 0 ? '' : `. Missing: ${missing.join(', ')}`;
-	return { status: 'OK', message: `Valid API key with scopes: ${has.join(', ')}${lacking}` };
+	if (lacks.length > 0) return { status: 'Error', message: partialKeyMessage(has, lacks) };
+	return {
+		status: 'OK',
+		message: `Valid API key with scopes: ${has.map(({ scope }) => scope).join(', ')}`,
+	};
 }

@@ -4,7 +4,7 @@ import type { RequestContext, RunContext } from './context';
 import type { ApiOperation, RequestPolicy } from './transport';
 import { apiRequest, getConnectionSettings, pause } from './transport';
 import type { NodeError } from './errors';
-import { answerError, operationError, serverMessage } from './errors';
+import { MAINTAINERS, answerError, operationError, serverMessage } from './errors';
 import { downloadSignedFile } from './transport/download';
 import { isJsonObject } from './context';
 import { readAnswer } from './recordingAnswer';
@@ -103,7 +103,7 @@ export function noRecordingError(
 		// Says it is done (or something the node does not know) without a link: waiting cannot help.
 		return operationError(
 			node,
-			`The service's answer for the recording of call "${callId}" has no link the node can read (${answer.said}; its fields: ${answer.fields.join(', ')}): check the credential's Base URL; if it is right, report this message to the node's maintainers`,
+			`The service's answer for the recording of call "${callId}" has no link the node can read (${answer.said}; its fields: ${answer.fields.join(', ')}): check the credential's Base URL; if it is right, report this message to ${MAINTAINERS}`,
 			{
 				itemIndex,
 				description:

@@ -100,7 +100,7 @@ test('an API 422 and a local refusal leave through the error output, paired, wit
 	});
 	// Refused before any request: no HTTP status, the same detail shape as the API's.
 	expect(failed[1].json.error).toBe(
-		'Phone is empty: map it to the column or field that holds the phone number',
+		'Phone is empty: this item has no phone number. Fill it in, or filter out items without one before this node; if every item fails so, map Phone to the field that holds the numbers',
 	);
 	expect(failed[1].json.message).toEqual({
 		fields: ['Phone'],
@@ -177,11 +177,11 @@ describe('the credential test, as the editor runs it', () => {
 		}
 	});
 
-	test('a key with only leads:write is told which scopes it lacks; an unknown or malformed key is not valid', async () => {
+	test('a key with only leads:write fails, saying what it works for; an unknown or malformed key is not valid', async () => {
+		// The message's wording is the unit test's (test/unit/credential.test.ts).
 		expect(await testKey(DEMO_KEYS.leadsOnly)).toEqual({
-			status: 'OK',
-			message:
-				'Valid API key with scopes: leads:write. Missing: calls:read (needed by Get Many Calls and the trigger), recordings:read (needed by Get Recording)',
+			status: 'Error',
+			message: expect.stringMatching(/^This key works for Import Lead \(it has leads:write\)/),
 		});
 		expect(await testKey(UNKNOWN_KEY)).toEqual({
 			status: 'Error',

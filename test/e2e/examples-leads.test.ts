@@ -59,7 +59,7 @@ describe('import-leads-from-csv.json', () => {
 				6,
 				'Marie Curie',
 				'',
-				'Phone is empty: map it to the column or field that holds the phone number',
+				'Phone is empty: this item has no phone number. Fill it in, or filter out items without one before this node; if every item fails so, map Phone to the field that holds the numbers',
 			],
 			[
 				7,
@@ -77,7 +77,7 @@ describe('import-leads-from-csv.json', () => {
 		expect(lines[0]).toBe('name,phone,campaign,reason');
 		expect(lines.slice(1)).toEqual([
 			expect.stringMatching(/^Linus Pauling,call me maybe,trade-show,"Phone: ""call me/),
-			'Marie Curie,,trade-show,Phone is empty: map it to the column or field that holds the phone number',
+			'Marie Curie,,trade-show,"Phone is empty: this item has no phone number. Fill it in, or filter out items without one before this node; if every item fails so, map Phone to the field that holds the numbers"',
 			expect.stringMatching(/^Nikola Tesla,555-01,trade-show,"Phone: ""555-01"" is not/),
 		]);
 	});

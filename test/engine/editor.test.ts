@@ -167,8 +167,17 @@ describe('Credential test', () => {
 
 	test.each([
 		[DEMO_KEYS.full, 'OK', /scopes: calls:read, leads:write, recordings:read$/],
-		[DEMO_KEYS.leadsOnly, 'OK', /scopes: leads:write\. Missing: calls:read .*recordings:read/],
-		[DEMO_KEYS.callsAndRecordings, 'OK', /scopes: calls:read, recordings:read\. Missing: leads/],
+		// n8n's dialog shows only its own line for an OK: a key lacking scopes fails, saying so.
+		[
+			DEMO_KEYS.leadsOnly,
+			'Error',
+			/^This key works for Import Lead \(it has leads:write\) but lacks calls:read \(for Get Many Calls and the trigger\) and recordings:read \(for Get Recording\)\. If you use only Import Lead, this key is all you need: the rest is optional\. For the others, create a key with those scopes too in the desktop app \(Settings > Developers\)$/,
+		],
+		[
+			DEMO_KEYS.callsAndRecordings,
+			'Error',
+			/^This key works for Get Many Calls and the trigger and Get Recording \(it has calls:read and recordings:read\) but lacks leads:write \(for Import Lead\)\./,
+		],
 		[DEMO_KEYS.noScopes, 'Error', /valid but has none of the scopes/],
 		[`pf_live_${'x'.repeat(43)}`, 'Error', /invalid or revoked \(401\)/],
 		['not-a-key', 'Error', /malformed/],
@@ -178,6 +187,12 @@ describe('Credential test', () => {
 		if (apiKey.length > 20) expect(result.message).not.toContain(apiKey.slice(8));
 		// Nothing was imported: the lead probe sends an empty body, which the API rejects.
 		expect(emulator().leads.size).toBe(0);
+	});
+
+	test("each probe carries the key, attached by the credential's authenticate", async () => {
+		await testKey({ apiKey: DEMO_KEYS.full });
+		const sent = emulator().requests.map((request) => request.headers.authorization);
+		expect(sent).toEqual([1, 2, 3].map(() => `Bearer ${DEMO_KEYS.full}`));
 	});
 
 	test('an unreachable host is named in words', async () => {

@@ -134,7 +134,7 @@ describe('Get Recording', () => {
 		const [call] = withRecording();
 		const result = await getRecording([call.id], { options: { waitForRecording: 10 } });
 		expect(result.errors[0].error).toBe(
-			`The service's answer for the recording of call "${call.id}" has no link the node can read (status "ready"; its fields: call_id, status, media, expires_at, content_type, size_bytes, duration_seconds): check the credential's Base URL; if it is right, report this message to the node's maintainers`,
+			`The service's answer for the recording of call "${call.id}" has no link the node can read (status "ready"; its fields: call_id, status, media, expires_at, content_type, size_bytes, duration_seconds): check the credential's Base URL; if it is right, report this message to the node's maintainers through its npm page, https://www.npmjs.com/package/n8n-nodes-lead-call-access`,
 		);
 		expect(recordingRequests()).toHaveLength(1);
 	});

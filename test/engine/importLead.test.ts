@@ -76,7 +76,7 @@ describe('Import Lead through the execution engine', () => {
 			['no country code', expect.stringMatching(/has no country code/)],
 			[
 				'missing phone',
-				'Phone is empty: map it to the column or field that holds the phone number',
+				'Phone is empty: this item has no phone number. Fill it in, or filter out items without one before this node; if every item fails so, map Phone to the field that holds the numbers',
 			],
 		]);
 		// A local check: no HTTP status, the field by its label, the same details as the API's 422.

@@ -9,6 +9,8 @@
 import * as fs from 'fs';
 import * as path from 'path';
 
+import { FENCED, allLinkTargets, anchors } from '../markdownLinks';
+
 const ROOT = path.join(__dirname, '..', '..');
 const EXTENSIONS = /\.(ts|js|json|md|mjs|sh)$/;
 /** Generated or installed, absent from a fresh clone: never named as a source. */
@@ -26,23 +28,6 @@ interface Tree {
 	anchorsOf: (relative: string) => Set<string> | undefined;
 }
 
-const FENCED = /^(`{3,}|~{3,})[^\n]*\n([\s\S]*?)^\1[ \t]*$/gm;
-
-/** GitHub's anchors for the headings outside code blocks (a repeated one gets -1, -2...). */
-function anchors(markdown: string): Set<string> {
-	const found = new Set<string>();
-	for (const [, title] of markdown.replace(FENCED, '').matchAll(/^#{1,6}\s+(.+?)\s*#*$/gm)) {
-		const slug = title
-			.toLowerCase()
-			.replace(/[^\p{L}\p{N}\s_-]/gu, '')
-			.replace(/\s/g, '-');
-		let anchor = slug;
-		for (let n = 1; found.has(anchor); n++) anchor = `${slug}-${n}`;
-		found.add(anchor);
-	}
-	return found;
-}
-
 /** The words of code blocks and inline code, and link targets (without their #anchor). */
 function pathTokens(markdown: string): string[] {
 	const blocks = [...markdown.matchAll(FENCED)].map(([, , body]) => body);
@@ -55,10 +40,7 @@ function pathTokens(markdown: string): string[] {
 }
 
 function linkTargets(prose: string): Array<{ file: string; anchor?: string }> {
-	const inline = [...prose.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)];
-	const definitions = [...prose.matchAll(/^\s*\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+"[^"]*")?\s*$/gm)];
-	return [...inline, ...definitions]
-		.map(([, target]) => target)
+	return allLinkTargets(prose)
 		.filter((target) => !/^[a-z][a-z0-9+.-]*:/i.test(target))
 		.map((target) => {
 			const [file, anchor] = target.split('#');

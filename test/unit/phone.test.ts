@@ -30,8 +30,8 @@ describe('resolveDefaultCountry', () => {
 
 describe('normalizePhone refusals', () => {
 	test.each([
-		['', undefined, /^is empty$/],
-		['call me', 'US', /contains no digits/],
+		['', undefined, /^is empty: this item has no phone number\. Fill it in/],
+		['n/a', 'US', /^contains no digits: this item has no phone number\. Fill it in/],
 		['4155552671', undefined, /has no country code: start it with \+/],
 		['555 2671', 'abc', /has no country code, and the Default Country "abc" is neither/],
 		['+1+4155552671', undefined, /'\+' that is not at the start/],

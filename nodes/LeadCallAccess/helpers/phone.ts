@@ -74,6 +74,12 @@ function storedAsNumber(text: string): { text: string } | { problem: string } | 
 	return { text: `${text.startsWith('+') ? '+' : ''}${first}${decimals}` };
 }
 
+// An empty cell or a placeholder ("n/a", "-") is a row without a number, not a wrong mapping:
+// one item cannot tell which, so the mapping is named for when every item fails alike.
+const NO_NUMBER =
+	'this item has no phone number. Fill it in, or filter out items without one before this node; if every item fails so, map Phone to the field that holds the numbers';
+export const EMPTY_PHONE = `is empty: ${NO_NUMBER}`;
+
 /**
  * The number part of what was written: leading and trailing words ("Tel:", "(mobile)") and an
  * extension are set aside; anything else that is not digits, spaces, brackets, dots, dashes or
@@ -81,15 +87,12 @@ function storedAsNumber(text: string): { text: string } | { problem: string } | 
  */
 function numberPart(raw: string): { text: string } | { problem: string } {
 	const text = asciiDigits(raw.trim());
-	if (text === '') return { problem: 'is empty' };
+	if (text === '') return { problem: EMPTY_PHONE };
 	if (text.length > MAX_INPUT_LENGTH) return { problem: 'is too long to be a phone number' };
 	const stored = storedAsNumber(text);
 	if (stored !== undefined) return stored;
 	let start = text.search(/[+\d]/);
-	if (start < 0)
-		return {
-			problem: 'contains no digits: map Phone to the column or field that holds the number',
-		};
+	if (start < 0) return { problem: `contains no digits: ${NO_NUMBER}` };
 	const bracket = /\(\s*$/.exec(text.slice(0, start));
 	if (bracket) start = bracket.index;
 	const rest = text.slice(start);

@@ -21,7 +21,8 @@ export const VALIDATION_DETAILS = 'validationDetails';
 
 /**
  * The editor labels of the input fields whose values were refused (`json.message.fields`, see
- * item.ts): by the node before sending, or by the service's 422. What an IF node routes on.
+ * `errorItem` below): by the node before sending, or by the service's 422. What an IF node
+ * routes on.
  */
 export const REFUSED_FIELDS = 'refusedFields';
 

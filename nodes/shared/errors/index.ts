@@ -29,6 +29,13 @@ export type { NodeError } from './details';
 export { duration, errorItem, isStale, statusOf, validationDetailsOf } from './details';
 
 /**
+ * Whom a message asks to be told about an answer the node cannot read, and where. The package
+ * has no public issue tracker: its npm page (package.json's homepage) is the one real address.
+ */
+export const MAINTAINERS =
+	"the node's maintainers through its npm page, https://www.npmjs.com/package/n8n-nodes-lead-call-access";
+
+/**
  * A problem found by the node itself: a parameter, an unreadable answer, a cancelled run.
  * `cause`: the error behind it, kept on the node error for n8n's logs.
  */

@@ -1,8 +1,6 @@
-import type { INodeProperties } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import type { RequestContext, RunContext } from '../context';
-import { nodeParameter } from '../context';
+import type { RequestContext } from '../context';
 import type { GaveUp } from '../errors';
 import { operationError } from '../errors';
 
@@ -18,7 +16,8 @@ import { operationError } from '../errors';
  *   Rate-Limit Wait plays no part.
  * A request that gives up hands the errors (errors/) what was decided (`GaveUp`): they word it.
  * The limits are the user's: the Options every operation offers (Max Rate-Limit Wait, Max
- * Retries, Timeout) are declared and read here, next to the defaults, their only copy.
+ * Retries, Timeout) are declared and read in `../options.ts`; their defaults are here, the
+ * only copy.
  */
 export const RETRY_POLICY = {
 	/** Retries for transient failures (5xx, resets, timeouts). 429 does not use this budget. */
@@ -70,84 +69,6 @@ export const DEFAULT_REQUEST_POLICY: RequestPolicy = {
 	maxRetries: RETRY_POLICY.defaultMaxRetries,
 	maxRateLimitWaitMs: RETRY_POLICY.defaultMaxRateLimitWaitMs,
 };
-
-// The node's request options: the limits above, as the user sets them per item.
-
-const { defaultMaxRetries } = RETRY_POLICY;
-const defaultMaxRateLimitWaitSeconds = RETRY_POLICY.defaultMaxRateLimitWaitMs / 1000;
-const defaultTimeoutSeconds = RETRY_POLICY.defaultTimeoutMs / 1000;
-const serverErrorWaitSeconds = RETRY_POLICY.maxServerErrorRetryAfterMs / 1000;
-
-/**
- * Options every operation offers, added to each operation's "Options" collection. Each
- * description says all its option does.
- */
-const requestOptionFields: INodeProperties[] = [
-	{
-		displayName: 'Max Rate-Limit Wait (Seconds)',
-		name: 'maxRateLimitWait',
-		type: 'number',
-		typeOptions: { minValue: 0 },
-		default: defaultMaxRateLimitWaitSeconds,
-		description:
-			'How long one request may wait in all when the service says to slow down (its rate limit). Past this the item fails and says so.',
-	},
-	{
-		displayName: 'Max Retries',
-		name: 'maxRetries',
-		type: 'number',
-		typeOptions: { minValue: 0, maxValue: 10 },
-		default: defaultMaxRetries,
-		description: `How many times to try again when the service is briefly down or the connection drops, waiting longer each time (up to ${serverErrorWaitSeconds} seconds if the service asks)`,
-	},
-	{
-		displayName: 'Timeout (Seconds)',
-		name: 'timeout',
-		type: 'number',
-		typeOptions: { minValue: 1 },
-		default: defaultTimeoutSeconds,
-		description: 'How long to wait for the service to answer one request before trying again',
-	},
-];
-
-/**
- * The "Options" collection of an operation: its own options plus the request options,
- * listed alphabetically like n8n's own nodes.
- */
-export function optionsCollection(operationOptions: INodeProperties[]): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [...operationOptions, ...requestOptionFields].sort((a, b) =>
-			a.displayName.localeCompare(b.displayName),
-		),
-	};
-}
-
-/** Reads the options of one item, or of the node when there are no items (polling trigger). */
-export function readRequestPolicy(this: RunContext, itemIndex?: number): RequestPolicy {
-	const options = nodeParameter<{
-		maxRateLimitWait?: number;
-		maxRetries?: number;
-		timeout?: number;
-	}>(this, 'options', {}, itemIndex);
-	const seconds = (value: unknown, fallbackMs: number) =>
-		typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value * 1000 : fallbackMs;
-	return {
-		maxRateLimitWaitMs: seconds(
-			options.maxRateLimitWait,
-			DEFAULT_REQUEST_POLICY.maxRateLimitWaitMs,
-		),
-		maxRetries:
-			typeof options.maxRetries === 'number' && options.maxRetries >= 0
-				? Math.floor(options.maxRetries)
-				: DEFAULT_REQUEST_POLICY.maxRetries,
-		timeoutMs: Math.max(1000, seconds(options.timeout, DEFAULT_REQUEST_POLICY.timeoutMs)),
-	};
-}
 
 /**
  * An HTTP answer, or a failure without one (`networkErrorCode`). `accepted`: the caller reads
@@ -288,3 +209,6 @@ export async function retrying<T extends AttemptOutcome>(
 		else await pause.call(context, decision.waitMs);
 	}
 }
+
+// The trigger still imports these from here; once it imports '../options', delete this line.
+export { optionsCollection, readRequestPolicy } from '../options';

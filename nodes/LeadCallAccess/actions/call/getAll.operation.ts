@@ -8,7 +8,7 @@ import type {
 import { LIST_CALLS, iterateCallPages } from '../../../shared/calls/callPages';
 import { readQueryParameters, queryParametersField } from '../../../shared/calls/queryParameters';
 import { operationError } from '../../../shared/errors';
-import { optionsCollection, readRequestPolicy } from '../../../shared/transport/retry';
+import { optionsCollection, readRequestPolicy } from '../../../shared/options';
 import type { OperationDeclaration } from '../operation';
 
 const properties: INodeProperties[] = [

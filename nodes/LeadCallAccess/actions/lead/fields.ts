@@ -104,5 +104,5 @@ export const clearFieldsProperty: INodeProperties = {
 	options: fieldNames
 		.map((field) => ({ name: OPTIONAL_FIELDS[field].label, value: field }))
 		.sort((a, b) => a.name.localeCompare(b.name)),
-	description: 'Fields to send as null, which removes their value from an existing lead',
+	description: 'Fields whose value to remove from an existing lead',
 };

@@ -5,13 +5,13 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { countryOptions, normalizePhone } from '../../helpers/phone';
+import { countryOptions, EMPTY_PHONE, normalizePhone } from '../../helpers/phone';
 import type { OptionalField } from './fields';
 import { OPTIONAL_FIELDS, additionalFieldsProperty, clearFieldsProperty } from './fields';
 import type { ApiOperation } from '../../../shared/transport';
 import { apiRequest } from '../../../shared/transport';
 import { fieldError } from '../../../shared/errors';
-import { optionsCollection, readRequestPolicy } from '../../../shared/transport/retry';
+import { optionsCollection, readRequestPolicy } from '../../../shared/options';
 import { isJsonObject } from '../../../shared/context';
 import { isDryRun, skipDecision, skipUnchangedOption } from './skipUnchanged';
 import type { OperationDeclaration } from '../operation';
@@ -92,8 +92,6 @@ const properties: INodeProperties[] = [
 		skipUnchangedOption,
 	]),
 ];
-
-const EMPTY_PHONE = 'is empty: map it to the column or field that holds the phone number';
 
 function preview(value: string): string {
 	return value.length > 40 ? `${value.slice(0, 40)}...` : value;

@@ -7,7 +7,7 @@ import {
 	noRecordingError,
 } from '../../../shared/recording';
 import { operationError } from '../../../shared/errors';
-import { optionsCollection, readRequestPolicy } from '../../../shared/transport/retry';
+import { optionsCollection, readRequestPolicy } from '../../../shared/options';
 import type { OperationDeclaration } from '../operation';
 
 /** Version 1 saved the call ID as plain text; those workflows keep that field. */
@@ -76,7 +76,7 @@ const properties: INodeProperties[] = [
 		default: 'data',
 		required: true,
 		displayOptions: { show: { download: [true] } },
-		hint: 'The name of the output binary field to put the file in',
+		hint: 'The name the file gets in the item (default data): the node that saves or sends it, such as Write Files to Disk, asks for this name',
 	},
 	optionsCollection([
 		{
