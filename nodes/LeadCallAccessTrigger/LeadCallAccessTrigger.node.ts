@@ -9,7 +9,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_TEST, testCredential } from '../shared/credentialCheck';
 import { queryParametersField } from '../shared/calls/queryParameters';
-import { optionsCollection } from '../shared/transport/retry';
+import { optionsCollection } from '../shared/options';
 import { pollCalls } from './poll';
 import {
 	DEFAULT_CALLS_PER_EXECUTION,
@@ -26,7 +26,7 @@ const triggerOptions: INodeProperties[] = [
 		typeOptions: { minValue: 1 },
 		default: DEFAULT_CALLS_PER_EXECUTION,
 		description:
-			'How many new calls each execution gets. A check takes every new call, one execution after another.',
+			'How many new calls each run of the workflow gets. Each time the trigger looks, it takes every new call, one run after another.',
 	},
 	{
 		displayName: 'Add Summary Item',
@@ -34,7 +34,7 @@ const triggerOptions: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description:
-			'Whether to end each check that brought calls with one more item counting them (summary: true; calls delivered, with a file, missed, still processing, held for later), for a morning message',
+			'Whether to end each look that brought calls with one more item counting them (its summary field is true), for a morning message. See the Docs link for its fields.',
 	},
 	{
 		displayName: 'Calls Since',
@@ -42,7 +42,7 @@ const triggerOptions: INodeProperties[] = [
 		type: 'dateTime',
 		default: '',
 		description:
-			"Also start with the calls made since this time (in the workflow's time zone), oldest first. Empty: only calls that arrive after the workflow is published. Set another date later to get every call since then again, once (to redo a day).",
+			"Also start with the calls made since this time (workflow's time zone). Empty: only calls after publishing. Set another date later to get every call since then again, once: to redo a day.",
 	},
 	{
 		displayName: 'Deliver Failed Calls Again',
@@ -50,7 +50,7 @@ const triggerOptions: INodeProperties[] = [
 		type: 'boolean',
 		default: true,
 		description:
-			'Whether to start the workflow again with the calls of an execution that failed (a full disk, a destination down), at each check until it succeeds or Give Up After has passed. Their items get failedExecutions (how many failed). Off: retry failed executions yourself.',
+			'Whether the calls of a run that failed (a full disk, a destination down) come again the next time, until a run with them succeeds or Give Up After has passed. Off: retry failed runs yourself.',
 	},
 	{
 		displayName: 'Keep Call Order',
@@ -70,13 +70,13 @@ const triggerOptions: INodeProperties[] = [
 				name: 'Detect',
 				value: 'detect',
 				description:
-					"From the calls' times, or without times from where new calls appear (first page or last)",
+					"From the calls' times, or without times from where new calls show up (first page or last)",
 			},
 			{ name: 'Newest First', value: 'newest', description: 'New calls appear on the first page' },
 			{
 				name: 'Oldest First',
 				value: 'oldest',
-				description: 'New calls are appended on the last page',
+				description: 'New calls are added on the last page',
 			},
 		],
 		default: 'detect',
@@ -90,7 +90,7 @@ const triggerOptions: INodeProperties[] = [
 		typeOptions: { minValue: 0, numberPrecision: 2 },
 		default: DEFAULT_PROCESSING_LIMIT_HOURS,
 		description:
-			'How long a call stays due: a call whose execution failed comes again at each check, then once more with lastAttempt true. With Download Recording, a recording still being processed is asked for at each check, then the call comes without a file (recordingStatus "processing").',
+			'How long a call whose run failed keeps coming again (then once more, marked last attempt), and how long a recording still being processed is waited for (then its call comes without a file).',
 	},
 	{
 		displayName: 'Look Back (Hours)',
@@ -99,7 +99,7 @@ const triggerOptions: INodeProperties[] = [
 		typeOptions: { minValue: 0, numberPrecision: 2 },
 		default: DEFAULT_LOOK_BACK_HOURS,
 		description:
-			'A call that shows up in the list late (long calls are often listed once they end) still comes if it started at most this long before the newest call delivered. Each check reads the calls of this period again: about one request more per 100 calls in it.',
+			'A call listed late (long calls often show up once they end) still comes if it started at most this long before the newest call delivered. Costs about one request more per 100 calls in it.',
 	},
 	queryParametersField,
 	{
@@ -110,7 +110,7 @@ const triggerOptions: INodeProperties[] = [
 		default: DEFAULT_RECORDING_WAIT_MINUTES,
 		displayOptions: { show: { '/downloadRecording': [true] } },
 		description:
-			'How long a check waits for recordings not ready yet. Then a call without one comes without a file (recordingStatus "none"); one still being processed waits on (Give Up on Processing After).',
+			'How long to wait for recordings not ready yet. Then a call without one comes without a file; one the service says is still being processed waits on, up to Give Up After.',
 	},
 ];
 
@@ -163,7 +163,7 @@ export class LeadCallAccessTrigger implements INodeType {
 				default: 'data',
 				required: true,
 				displayOptions: { show: { downloadRecording: [true] } },
-				hint: 'The name of the output binary field to put the recording in',
+				hint: 'The name the recording file gets in the item: the node that saves or sends it (such as Write Files to Disk) asks for this name',
 			},
 			optionsCollection(triggerOptions),
 		],

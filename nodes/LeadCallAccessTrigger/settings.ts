@@ -1,7 +1,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import { readQueryParameters } from '../shared/calls/queryParameters';
-import { readRequestPolicy } from '../shared/transport/retry';
+import { readRequestPolicy } from '../shared/options';
 import type { RequestPolicy } from '../shared/transport';
 import { operationError } from '../shared/errors';
 import type { ListOrder } from './calls';

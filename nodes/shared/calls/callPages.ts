@@ -4,6 +4,7 @@ import type { RequestContext } from '../context';
 import type { ApiOperation, ApiRequest, RequestPolicy } from '../transport';
 import { apiRequest } from '../transport';
 import {
+	MAINTAINERS,
 	operationError,
 	serverMessage,
 	statusOf,
@@ -66,7 +67,7 @@ export interface Asked {
 
 const deadEnd = (why: string, at: number): DeadEnd => ({
 	deadEnd: `The node cannot reach the calls after the first ${at}: ${why}`,
-	advice: `Narrow the list with Query Parameters the service documents (for example created_after) so that it fits in one page, or in Get Many Calls set Limit to ${at} or less. Please tell the node's maintainers how the service pages its calls list.`,
+	advice: `Narrow the list with Query Parameters the service documents (for example created_after) so that it fits in one page, or in Get Many Calls set Limit to ${at} or less. Please report how the service pages its calls list to ${MAINTAINERS}.`,
 });
 
 /**
@@ -269,8 +270,7 @@ function deadEndError(node: INode, end: DeadEnd, cause?: Error): Error {
 	return operationError(node, end.deadEnd, { description: end.advice, cause });
 }
 
-const UNREADABLE_LIST_ADVICE =
-	"If it is, the service lists calls in a form this node does not read yet: report it to the node's maintainers with this message.";
+const UNREADABLE_LIST_ADVICE = `If it is, the service lists calls in a form this node does not read yet: report this message to ${MAINTAINERS}.`;
 
 /** The page size a 422 on `limit` allows (FastAPI puts it in `ctx.le`), if that is the error. */
 function allowedPageSize(error: unknown, requested: number): number | undefined {

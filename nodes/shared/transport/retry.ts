@@ -209,6 +209,3 @@ export async function retrying<T extends AttemptOutcome>(
 		else await pause.call(context, decision.waitMs);
 	}
 }
-
-// The trigger still imports these from here; once it imports '../options', delete this line.
-export { optionsCollection, readRequestPolicy } from '../options';
