@@ -7,15 +7,14 @@
  * ready at once, a missed call, recordings still being processed when Wait for Recording ends
  * (they must come with a later check) and one the service never finishes (it must come, marked
  * "processing", once Give Up on Processing After has passed), spread over two days.
- * How each example is run, and what stands in for Google Drive: devkit/demo/recordingExamples.ts.
+ * How each example is run: devkit/demo/recordingExamples.ts; the Google Drive example:
+ * examples-drive.test.ts.
  */
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 
-import { startLocalDrive } from '../../devkit/drive';
 import {
 	exportFolder,
-	runDriveExample,
 	runExportExample,
 	runS3Example,
 	type Night,
@@ -214,34 +213,3 @@ describe.each([
 		});
 	},
 );
-
-describe('save-recordings-to-google-drive.json (Drive stood in for), the host naming every file the same', () => {
-	test('every recording as "<call day> <call id>.mp3" in the recordings folder; missing ones as a file each', async () => {
-		const night = onHost({ ...SAME_NAME, recordingContentType: 'application/octet-stream' });
-		const drive = await startLocalDrive();
-		try {
-			const run = await runDriveExample(kit.session(), credential(), drive, night);
-			expectEachCallOnce(run);
-			const ids = run.calls;
-			expect(run.files.map((file) => [file.folder, file.name]).sort()).toEqual(
-				[
-					...withFile(ids).map((id) => `${dayOf(id)} ${id}.mp3`),
-					...withoutFile(ids).map(([id]) => `${dayOf(id)} ${id} missing recording.json`),
-				]
-					.map((name) => ['YOUR-RECORDINGS-FOLDER-ID', name])
-					.sort(),
-			);
-			for (const id of withFile(ids)) {
-				const file = run.files.find((each) => each.name === `${dayOf(id)} ${id}.mp3`)!;
-				expect([id, isRecording(id, file.bytes)]).toEqual([id, true]);
-			}
-			const note = run.files.find((each) => each.name.includes(ids.missed[0]))!;
-			expect(JSON.parse(note.bytes.toString('utf8'))).toMatchObject({
-				id: ids.missed[0],
-				recordingStatus: 'none',
-			});
-		} finally {
-			await drive.stop();
-		}
-	});
-});
