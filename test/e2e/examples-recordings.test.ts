@@ -91,6 +91,14 @@ function expectEachCallOnce(run: NightRun): void {
 	expect(statuses.sort()).toEqual([...downloaded, ...withoutFile(run.calls)].sort());
 }
 
+/** The lines of the night's summary file (Morning Message's sentences). */
+const summaryLines = (files: Map<string, Buffer>) =>
+	[...files]
+		.filter(([name]) => name.endsWith('_summary.txt'))
+		.flatMap(([, bytes]) => bytes.toString('utf8').trim().split('\n'));
+/** The number of recordings a sentence says are on disk. */
+const savedIn = (line: string) => Number(/, (\d+) saved to disk today/.exec(line)?.[1]);
+
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 describe.each([
@@ -168,16 +176,46 @@ describe.each([
 		// The first check left the late and the never-finished recordings for later checks.
 		expect(result.summaries[0]).toMatchObject({ withRecording: 4, missed: 1, heldForLater: 3 });
 		expect(result.summaries.at(-1)).toMatchObject({ stillProcessing: 1, heldForLater: 0 });
-		const summaryLines = [...result.files]
-			.filter(([name]) => name.endsWith('_summary.txt'))
-			.flatMap(([, bytes]) => bytes.toString('utf8').trim().split('\n'));
-		expect(summaryLines).toEqual(
-			result.summaries.map(
-				(summary) =>
-					`Recordings checked at ${String(summary.checkedAt)}: ${String(summary.callsDelivered)} calls, ${String(summary.withRecording)} recordings saved, ${String(summary.missed)} missed calls without a recording, ${String(summary.stillProcessing)} recordings still being processed (both listed in the missing-recordings file), ${String(summary.heldForLater)} recordings not ready yet (they come with a later check).`,
-			),
+		// The sentence counts the recordings on disk by the saved list, cumulated over the day.
+		const lines = summaryLines(result.files);
+		expect(lines.map((line) => line.split(': ')[0])).toEqual(
+			result.summaries.map((summary) => `Recordings checked at ${String(summary.checkedAt)}`),
 		);
+		const recordings = [...result.files.keys()].filter((name) => name.endsWith(`.${host.ext}`));
+		expect(lines.map(savedIn).at(-1)).toBe(recordings.length);
+		expect(lines.filter((line) => line.includes('could not be written'))).toEqual([]);
 	});
+});
+
+test('export-recordings.json, the disk refusing one recording: the morning message counts the recordings really on disk', async () => {
+	const night = onHost(SAME_NAME);
+	const folder = exportFolder(kit.session());
+	// A folder where the third recording's file goes: writing it fails, and its run with it.
+	const refuse = (calls: NightRun['calls']) =>
+		fs.mkdirSync(`${folder}/${dayOf(calls.recorded[2])}_${calls.recorded[2]}.mp3`);
+	try {
+		const run = await runExportExample(kit.session(), credential(), {
+			...night,
+			recorded: 6,
+			late: undefined,
+			stuck: 0,
+			onCalls: refuse,
+		});
+		expect(run.executions.filter(({ status }) => status === 'error')).toHaveLength(1);
+		const onDisk = [...run.files.keys()].filter((name) => name.endsWith('.mp3'));
+		const [message] = summaryLines(run.files);
+		const downloaded = run.summaries[0].withRecording as number;
+		expect({
+			saved: savedIn(message),
+			notWritten: message.includes(`; ${downloaded - onDisk.length} could not be written`),
+		}).toEqual({
+			saved: onDisk.length,
+			notWritten: true,
+		});
+		expect(onDisk.length).toBeLessThan(downloaded);
+	} finally {
+		fs.rmSync(folder, { recursive: true, force: true });
+	}
 });
 
 describe.each([
