@@ -39,11 +39,7 @@ function night(calls: Partial<Night>): Night {
 	return { recorded: 0, missed: 0, processingMs: 1_000, from, waitMs: 4_000, ...calls };
 }
 
-const dayOf = (id: string) =>
-	kit
-		.session()
-		.emulator.calls.find((call) => call.id === id)!
-		.created_at.slice(0, 10);
+const dayOf = (id: string) => kit.callDay(id);
 const withFile = ({ recorded, late }: NightRun['calls']) => [...recorded, ...late];
 const withoutFile = ({ missed, stuck }: NightRun['calls']) => [...missed, ...stuck];
 

@@ -38,6 +38,11 @@ export function useExamplesSession(env: () => Record<string, string> = () => ({}
 		session,
 		/** The credential every example names, with the full key, paced at RATE. */
 		credential: () => exampleCredential(session(), DEMO_KEYS.full, RATE.limit),
+		/** A call's own day, as the trigger's callDate gives it in the workflow's time zone (UTC). */
+		callDay: (id: string) =>
+			session()
+				.emulator.calls.find((call) => call.id === id)!
+				.created_at.slice(0, 10),
 		/** The requests the emulator's API saw on `path` since its last reset. */
 		apiRequests: (path: string) => session().emulator.requests.filter((r) => r.path === path),
 		/** Whether n8n accepts the example's trigger when it is published as imported. */

@@ -67,12 +67,7 @@ function onHost(host: Host): Night {
 	};
 }
 
-/** The call's own day, as the trigger's callDate gives it in the workflow's time zone (UTC). */
-const dayOf = (id: string) =>
-	kit
-		.session()
-		.emulator.calls.find((call) => call.id === id)!
-		.created_at.slice(0, 10);
+const dayOf = (id: string) => kit.callDay(id);
 
 /** The night's calls that have a file, and those without, with the status each comes with. */
 const withFile = ({ recorded, late }: NightRun['calls']) => [...recorded, ...late];
