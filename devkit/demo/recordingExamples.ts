@@ -9,19 +9,14 @@
  *
  * - export-recordings.json writes to the session's files folder, nothing replaced.
  * - save-recordings-to-s3.json uploads through n8n's own S3 node to a local S3 server (devkit/s3).
- * - save-recordings-to-google-drive.json: Google Drive cannot be reached offline, so each of its
- *   Google Drive nodes is replaced by an HTTP Request node of the same name posting to a local
- *   stand-in (devkit/drive): Upload sends the file's bytes, Create From Text the text, each with
- *   the node's own File Name expression and folder ID as the `name` and `folder` query
- *   parameters. So the names the test checks are the ones the example computes; only the upload
- *   itself is Drive's stand-in.
+ * - save-recordings-to-google-drive.json: ./driveExample.ts, n8n's own Google Drive node
+ *   answered by a local stand-in (devkit/drive).
  */
 import * as fs from 'fs';
 import * as path from 'path';
 
 import { sleep } from 'n8n-workflow';
 
-import type { DriveFile, LocalDrive } from '../drive';
 import type { Emulator, PendingRecordingAnswer } from '../emulator';
 import {
 	isFinished,
@@ -54,6 +49,13 @@ export interface Night {
 	waitMs: number;
 	/** Give Up on Processing After, shortened likewise; default: the example's own (a day). */
 	processingLimitMs?: number;
+	/**
+	 * The calls of a night already run, to deliver again (Calls Since set to the night's start,
+	 * in a new workflow): a re-run, as after n8n stopped mid-run. No calls are added.
+	 */
+	again?: NightCallIds;
+	/** Called once the night's calls are added, before the checks that deliver them. */
+	onCalls?: (calls: NightCallIds) => void;
 }
 
 export type NightCallIds = Record<'recorded' | 'missed' | 'late' | 'stuck' | 'all', string[]>;
@@ -103,7 +105,7 @@ export interface NightRun {
  * demand once a second until every call came, and once more: nothing may come twice. Waits for
  * the last executions to finish before reading them.
  */
-async function runNight(
+export async function runNight(
 	session: Session,
 	workflow: WorkflowJson,
 	triggerName: string,
@@ -116,12 +118,15 @@ async function runNight(
 	options.waitForRecording = night.waitMs / 60_000;
 	if (night.processingLimitMs !== undefined)
 		options.processingLimitHours = night.processingLimitMs / 3_600_000;
+	if (night.again && night.from)
+		options.callsSince = new Date(Date.parse(night.from) - 60_000).toISOString();
 	const { server } = session;
 	for (const credential of credentials) await server.createCredential(credential);
 	const workflowId = await server.deployWorkflow(workflow);
 	await server.publicationStatus(workflowId);
 	let polls = 1;
-	const calls = addNightCalls(session.emulator, night);
+	const calls = night.again ?? addNightCalls(session.emulator, night);
+	night.onCalls?.(calls);
 
 	const stored = async () => (await readStoredExecutions(session.sandbox, workflowId)).reverse();
 	const outputs = (executions: StoredExecution[]) =>
@@ -167,13 +172,13 @@ async function runNight(
 }
 
 const EXPORT_TRIGGER = 'Every Night: New Calls';
-const UPLOAD_TRIGGER = 'New Call With Recording';
+export const UPLOAD_TRIGGER = 'New Call With Recording';
 
 /** Where export-recordings.json writes, below the folder n8n may use. */
 export const exportFolder = (session: Session) => path.join(session.filesDir, 'recordings');
 
 export interface ExportSummary extends NightRun {
-	/** The recordings "Write Recording to Disk" wrote, as its output items say. */
+	/** The recordings "Write Recording to Disk" wrote (one call a run), as its output items say. */
 	saved: Array<{
 		file: string;
 		bytes: number;
@@ -199,8 +204,12 @@ export async function runExportExample(
 	fs.mkdirSync(folder, { recursive: true });
 	const workflow = loadExample(EXAMPLES.exportRecordings, session.filesDir);
 	const run = await runNight(session, workflow, EXPORT_TRIGGER, [credential], night);
+	const writes = (execution: StoredExecution) =>
+		(execution.data?.resultData.runData['Write Recording to Disk'] ?? []).flatMap(
+			(write) => write.data?.main?.[0] ?? [],
+		);
 	const saved = run.executions.flatMap((execution) =>
-		storedOutput(execution, 'Write Recording to Disk').map((item) => {
+		writes(execution).map((item) => {
 			const file = String(item.json.fileName);
 			return {
 				file,
@@ -211,7 +220,10 @@ export async function runExportExample(
 		}),
 	);
 	const files = new Map(
-		fs.readdirSync(folder).map((name) => [name, fs.readFileSync(path.join(folder, name))]),
+		fs
+			.readdirSync(folder, { withFileTypes: true })
+			.filter((entry) => entry.isFile())
+			.map(({ name }) => [name, fs.readFileSync(path.join(folder, name))]),
 	);
 	return { ...run, saved, files };
 }
@@ -229,51 +241,4 @@ export async function runS3Example(
 	const s3Credential = { id: '5', name: 'S3 account', type: 's3', data: s3.credentialData };
 	const run = await runNight(session, workflow, UPLOAD_TRIGGER, [credential, s3Credential], night);
 	return { ...run, uploaded: s3.objects() };
-}
-
-/** The example's Google Drive nodes as HTTP Request nodes to `drive` (see the header comment). */
-function withDriveStandIn(workflow: WorkflowJson, drive: LocalDrive): WorkflowJson {
-	const nodes = workflow.nodes.map((node) => {
-		if (node.type !== 'n8n-nodes-base.googleDrive') return node;
-		const { operation = 'upload', name, folderId, inputDataFieldName, content } = node.parameters;
-		if (operation !== 'upload' && operation !== 'createFromText')
-			throw new Error(`${node.name}: no stand-in for Google Drive's ${String(operation)}`);
-		const body =
-			operation === 'upload'
-				? { contentType: 'binaryData', inputDataFieldName }
-				: { contentType: 'raw', rawContentType: 'text/plain', body: content };
-		const folder = (folderId as { value: string }).value;
-		const query = [
-			{ name: 'name', value: name },
-			{ name: 'folder', value: folder },
-		];
-		return {
-			...node,
-			credentials: undefined,
-			type: 'n8n-nodes-base.httpRequest',
-			typeVersion: 4.2,
-			parameters: {
-				method: 'POST',
-				url: `${drive.url}/upload`,
-				sendQuery: true,
-				queryParameters: { parameters: query },
-				sendBody: true,
-				...body,
-				options: {},
-			},
-		};
-	});
-	return { ...workflow, nodes };
-}
-
-/** save-recordings-to-google-drive.json with its Drive nodes posting to `drive`. */
-export async function runDriveExample(
-	session: Session,
-	credential: CredentialJson,
-	drive: LocalDrive,
-	night: Night,
-): Promise<NightRun & { files: DriveFile[] }> {
-	const workflow = withDriveStandIn(loadExample(EXAMPLES.googleDrive, session.filesDir), drive);
-	const run = await runNight(session, workflow, UPLOAD_TRIGGER, [credential], night);
-	return { ...run, files: [...drive.files] };
 }

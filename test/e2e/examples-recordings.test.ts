@@ -7,15 +7,14 @@
  * ready at once, a missed call, recordings still being processed when Wait for Recording ends
  * (they must come with a later check) and one the service never finishes (it must come, marked
  * "processing", once Give Up on Processing After has passed), spread over two days.
- * How each example is run, and what stands in for Google Drive: devkit/demo/recordingExamples.ts.
+ * How each example is run: devkit/demo/recordingExamples.ts; the Google Drive example:
+ * examples-drive.test.ts.
  */
 import { createHash } from 'crypto';
 import * as fs from 'fs';
 
-import { startLocalDrive } from '../../devkit/drive';
 import {
 	exportFolder,
-	runDriveExample,
 	runExportExample,
 	runS3Example,
 	type Night,
@@ -68,12 +67,7 @@ function onHost(host: Host): Night {
 	};
 }
 
-/** The call's own day, as the trigger's callDate gives it in the workflow's time zone (UTC). */
-const dayOf = (id: string) =>
-	kit
-		.session()
-		.emulator.calls.find((call) => call.id === id)!
-		.created_at.slice(0, 10);
+const dayOf = (id: string) => kit.callDay(id);
 
 /** The night's calls that have a file, and those without, with the status each comes with. */
 const withFile = ({ recorded, late }: NightRun['calls']) => [...recorded, ...late];
@@ -91,6 +85,14 @@ function expectEachCallOnce(run: NightRun): void {
 	const downloaded = withFile(run.calls).map((id) => [id, 'downloaded']);
 	expect(statuses.sort()).toEqual([...downloaded, ...withoutFile(run.calls)].sort());
 }
+
+/** The lines of the night's summary file (Morning Message's sentences). */
+const summaryLines = (files: Map<string, Buffer>) =>
+	[...files]
+		.filter(([name]) => name.endsWith('_summary.txt'))
+		.flatMap(([, bytes]) => bytes.toString('utf8').trim().split('\n'));
+/** The number of recordings a sentence says are on disk. */
+const savedIn = (line: string) => Number(/, (\d+) saved to disk today/.exec(line)?.[1]);
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -169,16 +171,46 @@ describe.each([
 		// The first check left the late and the never-finished recordings for later checks.
 		expect(result.summaries[0]).toMatchObject({ withRecording: 4, missed: 1, heldForLater: 3 });
 		expect(result.summaries.at(-1)).toMatchObject({ stillProcessing: 1, heldForLater: 0 });
-		const summaryLines = [...result.files]
-			.filter(([name]) => name.endsWith('_summary.txt'))
-			.flatMap(([, bytes]) => bytes.toString('utf8').trim().split('\n'));
-		expect(summaryLines).toEqual(
-			result.summaries.map(
-				(summary) =>
-					`Recordings checked at ${String(summary.checkedAt)}: ${String(summary.callsDelivered)} calls, ${String(summary.withRecording)} recordings saved, ${String(summary.missed)} missed calls without a recording, ${String(summary.stillProcessing)} recordings still being processed (both listed in the missing-recordings file), ${String(summary.heldForLater)} recordings not ready yet (they come with a later check).`,
-			),
+		// The sentence counts the recordings on disk by the saved list, cumulated over the day.
+		const lines = summaryLines(result.files);
+		expect(lines.map((line) => line.split(': ')[0])).toEqual(
+			result.summaries.map((summary) => `Recordings checked at ${String(summary.checkedAt)}`),
 		);
+		const recordings = [...result.files.keys()].filter((name) => name.endsWith(`.${host.ext}`));
+		expect(lines.map(savedIn).at(-1)).toBe(recordings.length);
+		expect(lines.filter((line) => line.includes('could not be written'))).toEqual([]);
 	});
+});
+
+test('export-recordings.json, the disk refusing one recording: the morning message counts the recordings really on disk', async () => {
+	const night = onHost(SAME_NAME);
+	const folder = exportFolder(kit.session());
+	// A folder where the third recording's file goes: writing it fails, and its run with it.
+	const refuse = (calls: NightRun['calls']) =>
+		fs.mkdirSync(`${folder}/${dayOf(calls.recorded[2])}_${calls.recorded[2]}.mp3`);
+	try {
+		const run = await runExportExample(kit.session(), credential(), {
+			...night,
+			recorded: 6,
+			late: undefined,
+			stuck: 0,
+			onCalls: refuse,
+		});
+		expect(run.executions.filter(({ status }) => status === 'error')).toHaveLength(1);
+		const onDisk = [...run.files.keys()].filter((name) => name.endsWith('.mp3'));
+		const [message] = summaryLines(run.files);
+		const downloaded = run.summaries[0].withRecording as number;
+		expect({
+			saved: savedIn(message),
+			notWritten: message.includes(`; ${downloaded - onDisk.length} could not be written`),
+		}).toEqual({
+			saved: onDisk.length,
+			notWritten: true,
+		});
+		expect(onDisk.length).toBeLessThan(downloaded);
+	} finally {
+		fs.rmSync(folder, { recursive: true, force: true });
+	}
 });
 
 describe.each([
@@ -214,34 +246,3 @@ describe.each([
 		});
 	},
 );
-
-describe('save-recordings-to-google-drive.json (Drive stood in for), the host naming every file the same', () => {
-	test('every recording as "<call day> <call id>.mp3" in the recordings folder; missing ones as a file each', async () => {
-		const night = onHost({ ...SAME_NAME, recordingContentType: 'application/octet-stream' });
-		const drive = await startLocalDrive();
-		try {
-			const run = await runDriveExample(kit.session(), credential(), drive, night);
-			expectEachCallOnce(run);
-			const ids = run.calls;
-			expect(run.files.map((file) => [file.folder, file.name]).sort()).toEqual(
-				[
-					...withFile(ids).map((id) => `${dayOf(id)} ${id}.mp3`),
-					...withoutFile(ids).map(([id]) => `${dayOf(id)} ${id} missing recording.json`),
-				]
-					.map((name) => ['YOUR-RECORDINGS-FOLDER-ID', name])
-					.sort(),
-			);
-			for (const id of withFile(ids)) {
-				const file = run.files.find((each) => each.name === `${dayOf(id)} ${id}.mp3`)!;
-				expect([id, isRecording(id, file.bytes)]).toEqual([id, true]);
-			}
-			const note = run.files.find((each) => each.name.includes(ids.missed[0]))!;
-			expect(JSON.parse(note.bytes.toString('utf8'))).toMatchObject({
-				id: ids.missed[0],
-				recordingStatus: 'none',
-			});
-		} finally {
-			await drive.stop();
-		}
-	});
-});
