@@ -47,7 +47,7 @@ export interface Night {
 	from?: string;
 	/** Wait for Recording, shortened so that a night takes seconds. */
 	waitMs: number;
-	/** Give Up on Processing After, shortened likewise; default: the example's own (a day). */
+	/** Give Up After, shortened likewise; default: the example's own (a day). */
 	processingLimitMs?: number;
 	/**
 	 * The calls of a night already run, to deliver again (Calls Since set to the night's start,

@@ -162,18 +162,16 @@ async function pollOnce(
  * check n8n runs when the workflow is published (nothing yet: remember where the list stands).
  * n8n's durable scheduler keeps nothing of that check and runs its scheduled checks with the
  * activation mode "update": such a check finds no position, and starts from the check scheduled
- * before it (Poll Times), Look Back earlier still, so the calls since publishing all come.
+ * before it (Poll Times), Look Back earlier still, so the calls since publishing all come. When
+ * Poll Times do not say when that was (several entries, a custom cron), a day earlier: a schedule
+ * that checks less than daily is rare, and a few calls more beat a lost one.
  */
 function startWithout(this: IPollFunctions, settings: TriggerSettings): number | undefined {
 	if (this.getActivationMode() !== 'update') return undefined;
-	if (settings.pollGapMs === undefined) {
-		throw new CallListError(
-			'The trigger has no record of where it stopped, and cannot tell when the check before this one was (several Poll Times, or a custom cron expression)',
-			'Set Options › Calls Since to the time you published the workflow, so that no call since then is left out.',
-		);
-	}
-	return Date.now() - settings.pollGapMs - settings.lookBackMs;
+	return Date.now() - (settings.pollGapMs ?? DAY_MS) - settings.lookBackMs;
 }
+
+const DAY_MS = 24 * 3_600_000;
 
 /** "Fetch Test Event": the most recent call, so fields can be mapped; the position is left alone. */
 async function latestCall(

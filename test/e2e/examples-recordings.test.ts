@@ -6,7 +6,7 @@
  * or give no name at all, and serve them as audio or as plain bytes. Each night has recordings
  * ready at once, a missed call, recordings still being processed when Wait for Recording ends
  * (they must come with a later check) and one the service never finishes (it must come, marked
- * "processing", once Give Up on Processing After has passed), spread over two days.
+ * "processing", once Give Up After has passed), spread over two days.
  * How each example is run: devkit/demo/recordingExamples.ts; the Google Drive example:
  * examples-drive.test.ts.
  */

@@ -122,14 +122,15 @@ describe("n8n's durable scheduler", () => {
 		expect(await trigger.poll()).toEqual([]);
 	});
 
-	test('with a schedule it cannot read, that check fails saying to set Calls Since', async () => {
+	test('with a schedule it cannot read, that check starts a day before it', async () => {
 		const emulator = await emulatorWith();
 		const cron = { item: [{ mode: 'custom', cronExpression: '0 2 * * *' }] };
 		const trigger = new TriggerUnderTest(emulator, { pollTimes: cron });
 		trigger.activation = 'update';
-		await expect(trigger.poll()).rejects.toMatchObject({
-			description: expect.stringMatching(/Calls Since/),
-		});
+		const stamp = (hoursAgo: number) => new Date(Date.now() - hoursAgo * 3_600_000).toISOString();
+		emulator.addCalls(1, { created_at: stamp(27) });
+		const lastDay = ids(emulator.addCalls(2, { created_at: stamp(25) }));
+		expect(await trigger.poll()).toEqual(lastDay);
 	});
 
 	test("a check stops taking calls within the poll's time budget; the next go on without reading the list back, each call once", async () => {

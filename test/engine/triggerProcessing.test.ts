@@ -2,7 +2,7 @@
 /**
  * The trigger and recordings that are not ready yet, whichever way the API says so (202, a
  * "processing" answer without a URL, or 404): calls held for them across checks and restarts,
- * Keep Call Order, Wait for Recording and Give Up on Processing After.
+ * Keep Call Order, Wait for Recording and Give Up After.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -115,7 +115,7 @@ describe.each<PendingRecordingAnswer>(['404', '202'])(
 			expect(await trigger.poll()).toEqual([]);
 		});
 
-		test('after Give Up on Processing After, the call comes once without a file, marked processing', async () => {
+		test('after Give Up After, the call comes once without a file, marked processing', async () => {
 			const { emulator, trigger } = await setUp({ waitForRecording: 0, processingLimitHours: 0 });
 			const [call] = emulator.addCalls(1, recorded);
 			const items = await trigger.pollItems();
