@@ -19,8 +19,7 @@ process.on('exit', () => rmSync(userFolder, { recursive: true, force: true }));
  * later. A bench that loads the nodes' sources (the engine harness) imports this first: `.json`
  * moves after `.ts`. Jest resolves TypeScript first already.
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports -- only CommonJS has this table
-const extensions = require.extensions;
+const extensions: Partial<NodeJS.RequireExtensions> = require.extensions;
 const json = extensions['.json'];
 delete extensions['.json'];
 extensions['.json'] = json;

@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * save-recordings-to-google-drive.json in a real n8n, its Google Drive nodes as imported: n8n's
  * own Google Drive node calls https://www.googleapis.com, answered by the local stand-in

@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * How n8n's own Google Drive node reaches the Drive stand-in: the node calls
  * https://www.googleapis.com and nothing else, so n8n is started with an HTTPS proxy (n8n sends

@@ -90,7 +90,7 @@ const triggerOptions: INodeProperties[] = [
 		typeOptions: { minValue: 0, numberPrecision: 2 },
 		default: DEFAULT_PROCESSING_LIMIT_HOURS,
 		description:
-			'How long a call whose run failed keeps coming again (then once more, marked last attempt), and how long a recording still being processed is waited for (then its call comes without a file).',
+			'How long a call whose run failed keeps coming again (then once more, marked last attempt), and how long a recording still being processed is waited for (then its call comes without a file)',
 	},
 	{
 		displayName: 'Look Back (Hours)',

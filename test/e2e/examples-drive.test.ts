@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * save-recordings-to-google-drive.json imported as a user would into a real n8n, its Google Drive
  * nodes as they are, answered by the Drive stand-in (devkit/drive, Drive's API shapes; how n8n

@@ -27,25 +27,34 @@ afterAll(async () => await stage?.close());
 
 const exported = (executions: StoredExecution[]) => executions.flatMap(emittedIds);
 
-test('n8n killed in the middle of an export: the next check exports the rest, at most one execution twice', async () => {
-	const folder = path.join(stage.sandbox.filesDir, 'killed');
+/**
+ * A nightly export into its own folder, its night far off (checks are driven by the tests), and a
+ * day of `calls` recorded calls; the credential allows `perMinute` requests, to pace the export.
+ */
+async function exportNight(name: string, perMinute: number, calls: number) {
+	const folder = path.join(stage.sandbox.filesDir, name);
 	fs.mkdirSync(folder, { recursive: true });
-	// 20 requests a second: the export of 200 calls takes about 20 s, time to kill n8n in it.
-	const credentialId = await stage.createCredential('killed', DEMO_KEYS.full, 1200);
+	const credentialId = await stage.createCredential(name, DEMO_KEYS.full, perMinute);
 	const far = {
 		item: [{ mode: 'everyDay', hour: (new Date().getUTCHours() + 12) % 24, minute: 0 }],
 	};
 	const workflow = await stage.deploy(
 		exportToDiskWorkflow({
 			credentialId,
-			credentialName: 'killed',
+			credentialName: name,
 			folder,
 			pollTimes: far,
 			triggerOptions: { callsPerExecution: PER_EXECUTION, waitForRecording: 0.25 },
 		}),
 	);
 	const recorded = { status: 'completed', has_recording: true } as const;
-	const all = stage.emulator.addCalls(200, recorded).map((call) => call.id);
+	const all = stage.emulator.addCalls(calls, recorded).map((call) => call.id);
+	return { folder, workflow, all };
+}
+
+test('n8n killed in the middle of an export: the next check exports the rest, at most one execution twice', async () => {
+	// 20 requests a second: the export of 200 calls takes about 20 s, time to kill n8n in it.
+	const { folder, workflow, all } = await exportNight('killed', 1200, 200);
 
 	// The check, as publishing runs one; the call returns only once the check is over, or never.
 	void stage.server.republish(workflow.id).catch(() => undefined);
@@ -72,24 +81,8 @@ test('n8n killed in the middle of an export: the next check exports the rest, at
 });
 
 test('the disk fails mid-night and is back before the next check: every recording is archived, one file each, no retry by hand', async () => {
-	const folder = path.join(stage.sandbox.filesDir, 'failing');
-	fs.mkdirSync(folder, { recursive: true });
 	// 10 requests a second: the night of 120 calls takes about 12 s, time to fail the disk in it.
-	const credentialId = await stage.createCredential('failing', DEMO_KEYS.full, 600);
-	const far = {
-		item: [{ mode: 'everyDay', hour: (new Date().getUTCHours() + 12) % 24, minute: 0 }],
-	};
-	const workflow = await stage.deploy(
-		exportToDiskWorkflow({
-			credentialId,
-			credentialName: 'failing',
-			folder,
-			pollTimes: far,
-			triggerOptions: { callsPerExecution: PER_EXECUTION, waitForRecording: 0.25 },
-		}),
-	);
-	const recorded = { status: 'completed', has_recording: true } as const;
-	const all = stage.emulator.addCalls(120, recorded).map((call) => call.id);
+	const { folder, workflow, all } = await exportNight('failing', 600, 120);
 
 	// Once 20 files are written, the folder becomes a file: every write fails, as on a full disk.
 	const away = `${folder}.away`;
