@@ -49,24 +49,3 @@ export async function runDriveExample(
 	);
 	return { ...run, files: [...drive.files], workflowId: run.executions[0].workflowId };
 }
-
-/**
- * Retries a failed execution as the Executions list's "Retry" does (n8n runs it again from the
- * node that failed, with the data it had); resolves with the new execution once it finished.
- */
-export async function retryExecution(
-	session: Session,
-	execution: StoredExecution,
-): Promise<StoredExecution> {
-	const { workflowId } = execution;
-	const before = (await readStoredExecutions(session.sandbox, workflowId)).length;
-	await session.server.rest('POST', `/executions/${execution.id}/retry`, { loadWorkflow: false });
-	for (const deadline = Date.now() + 60_000; ;) {
-		const executions = await readStoredExecutions(session.sandbox, workflowId);
-		const retry = executions.find((each) => each.mode === 'retry' && each.id > execution.id);
-		if (executions.length > before && retry && isFinished(retry)) return retry;
-		if (Date.now() > deadline)
-			throw new Error(`the retry of execution ${execution.id} did not finish`);
-		await sleep(500);
-	}
-}

@@ -105,11 +105,11 @@ const UNENFORCED_BUDGET_MS = 5 * 60_000;
  * reached are kept for the next check. New calls are taken for two thirds of it: the last
  * execution started must still finish inside it, since the trigger waits to learn its outcome.
  */
-function takeCallsUntil(poll: IPollFunctions): number {
+export function takeCallsUntil(poll: IPollFunctions, pollStartedAt: number): number {
 	const budgetMs = typeof poll.getPollBudgetMs === 'function' ? poll.getPollBudgetMs() : undefined;
 	if (budgetMs === undefined || budgetMs === UNENFORCED_BUDGET_MS || !(budgetMs > 0))
 		return Infinity;
-	return Date.now() + (budgetMs * 2) / 3;
+	return pollStartedAt + (budgetMs * 2) / 3;
 }
 
 /**
@@ -130,6 +130,7 @@ export async function deliver(
 	found: Found,
 	settings: TriggerSettings,
 	staticData: IDataObject,
+	deadline: number,
 ): Promise<INodeExecutionData[][] | null> {
 	let handled = 0; // new calls handled (emitted or held back)
 	const tally: Tally = { delivered: [], inFailedExecutions: 0, gaveUp: 0 };
@@ -137,7 +138,6 @@ export async function deliver(
 	let batch: Array<{ item: INodeExecutionData; entry: Entry }> = [];
 	/** Calls of failed executions still due, by id: those of this check are added as they fail. */
 	const failedCalls = new Map(stored.failed.map((each) => [each.call.id, each]));
-	const deadline = takeCallsUntil(this);
 
 	const save = (stillHeld: HeldCall[]) =>
 		writePosition(staticData, {
@@ -190,7 +190,11 @@ export async function deliver(
 				const now = Date.now();
 				const left = entries.slice(index).filter((each) => each.failed === undefined);
 				handled += left.filter((each) => each.since === undefined).length;
-				const kept = left.map(({ call, since }) => ({ call, since: since ?? now }));
+				const kept = left.map(({ call, since }) => ({
+					call,
+					since: since ?? now,
+					outOfTime: true,
+				}));
 				if (batch.length > 0) await flush(() => [...stillHeld, ...kept]);
 				return [...stillHeld, ...kept];
 			}

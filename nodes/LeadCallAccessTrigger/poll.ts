@@ -16,7 +16,7 @@ import {
 	withFirstPage,
 } from './callsList';
 import type { Found } from './deliver';
-import { deliver } from './deliver';
+import { deliver, takeCallsUntil } from './deliver';
 import { itemFor } from './item';
 import type { Position } from './position';
 import { recordCalls, usablePosition } from './position';
@@ -139,6 +139,14 @@ async function pollOnce(
 	// Calls Since set to another date on a trigger that runs: every call since then, once more.
 	if (stored?.since !== undefined && stored.since !== sinceNow && settings.since !== undefined)
 		stored = undefined;
+	const deadline = takeCallsUntil(this, Date.now());
+	// Calls kept by a check that ran out of time come first: until they are all delivered, a
+	// check spends its time on them and does not read the list (its new calls come after them).
+	if (stored !== undefined && kept.held.some((each) => each.outOfTime)) {
+		const position = { ...stored, lookBackMs: settings.lookBackMs, since: sinceNow };
+		const backlog: Found = { calls: [], after: () => position };
+		return await deliver.call(this, kept, backlog, settings, staticData, deadline);
+	}
 	const pages = pagesOf.call(this, settings);
 	const since =
 		stored === undefined ? (settings.since ?? startWithout.call(this, settings)) : undefined;
@@ -154,7 +162,7 @@ async function pollOnce(
 		};
 		found = await findNew(pages, settings, from, stored === undefined);
 	}
-	return await deliver.call(this, kept, found, settings, staticData);
+	return await deliver.call(this, kept, found, settings, staticData, deadline);
 }
 
 /**

@@ -13,6 +13,8 @@ export interface HeldCall {
 	call: TrackedCall;
 	/** When the trigger first asked for its recording (ms): Wait for Recording counts from here. */
 	since: number;
+	/** Kept because the last check ran out of poll time before it, not for its recording. */
+	outOfTime?: boolean;
 }
 
 /**

@@ -23,7 +23,7 @@ interface StoredPosition {
 	listOrder?: ListOrder;
 	tail?: Tail;
 	headIds?: string[];
-	heldCalls?: Array<{ call: IDataObject; heldSince: string }>;
+	heldCalls?: Array<{ call: IDataObject; heldSince: string; outOfTime?: true }>;
 	failedCalls?: Array<{ call: IDataObject; failedSince: string; failures: number }>;
 }
 
@@ -72,7 +72,9 @@ export function readPosition(staticData: IDataObject): Position | undefined {
 	const head = Array.isArray(stored.headIds)
 		? stored.headIds.filter((id): id is string => typeof id === 'string')
 		: undefined;
-	const held = readCalls(stored.heldCalls, 'heldSince').map(({ call, since }) => ({ call, since }));
+	const held = readCalls(stored.heldCalls, 'heldSince').map(({ call, since, entry }) =>
+		entry.outOfTime === true ? { call, since, outOfTime: true } : { call, since },
+	);
 	const failed = readCalls(stored.failedCalls, 'failedSince').map(({ call, since, entry }) => ({
 		call,
 		since,
@@ -115,9 +117,10 @@ export function writePosition(staticData: IDataObject, position: Position): void
 	if (position.tail !== undefined) stored.tail = position.tail;
 	if (position.head !== undefined) stored.headIds = position.head;
 	if (position.held !== undefined && position.held.length > 0) {
-		stored.heldCalls = position.held.map(({ call, since }) => ({
+		stored.heldCalls = position.held.map(({ call, since, outOfTime }) => ({
 			call: call.json,
 			heldSince: iso(since),
+			...(outOfTime ? { outOfTime } : {}),
 		}));
 	}
 	if (position.failed !== undefined && position.failed.length > 0) {

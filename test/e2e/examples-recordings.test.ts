@@ -196,7 +196,9 @@ test('export-recordings.json, the disk refusing one recording: the morning messa
 			stuck: 0,
 			onCalls: refuse,
 		});
-		expect(run.executions.filter(({ status }) => status === 'error')).toHaveLength(1);
+		// The refused file's run fails, and again each time its calls come again (the trigger's
+		// Deliver Failed Calls Again): the folder in its way stays.
+		expect(run.executions.filter(({ status }) => status === 'error').length).toBeGreaterThan(0);
 		const onDisk = [...run.files.keys()].filter((name) => name.endsWith('.mp3'));
 		const [message] = summaryLines(run.files);
 		const downloaded = run.summaries[0].withRecording as number;
