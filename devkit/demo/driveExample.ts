@@ -4,15 +4,8 @@
  * (devkit/drive), which the session's n8n reaches through the stand-in's proxy (`drive.n8nEnv`
  * in the session's env). Only the folder ID and the credentials are what a user would set.
  */
-import { sleep } from 'n8n-workflow';
-
 import type { DriveFile, LocalDrive } from '../drive';
-import {
-	isFinished,
-	readStoredExecutions,
-	type CredentialJson,
-	type StoredExecution,
-} from '../n8n';
+import type { CredentialJson } from '../n8n';
 import { EXAMPLES, loadExample } from './examples';
 import { runNight, UPLOAD_TRIGGER, type Night, type NightRun } from './recordingExamples';
 import type { Session } from './session';

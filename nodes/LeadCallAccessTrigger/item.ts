@@ -3,7 +3,7 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 import type { RecordingAnswer } from '../shared/recording';
 import { askForRecording, downloadRecording, noRecordingError } from '../shared/recording';
 import type { TrackedCall } from './calls';
-import { callDate } from './calls';
+import { callDate } from './timeZone';
 import type { TriggerSettings } from './settings';
 
 /** The item a call starts the workflow with, and its recording (deliver.ts decides when). */

@@ -5,7 +5,7 @@ import { readRequestPolicy } from '../shared/options';
 import type { RequestPolicy } from '../shared/transport';
 import { operationError } from '../shared/errors';
 import type { ListOrder } from './calls';
-import { parseSince } from './calls';
+import { parseSince } from './timeZone';
 
 /**
  * Calls per execution: each execution holds its calls' files until it ends, so this bounds the

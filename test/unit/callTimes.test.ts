@@ -1,4 +1,5 @@
-import { parseSince, parseTime, trackCall } from '../../nodes/LeadCallAccessTrigger/calls';
+import { parseTime, trackCall } from '../../nodes/LeadCallAccessTrigger/calls';
+import { parseSince } from '../../nodes/LeadCallAccessTrigger/timeZone';
 
 const utc = (iso: string) => Date.parse(`${iso}Z`);
 
