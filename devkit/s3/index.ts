@@ -20,6 +20,9 @@ export interface LocalS3 {
 	credentialData: Record<string, unknown>;
 	/** Every object stored in the bucket, by key. */
 	objects(): Map<string, Buffer>;
+	/** Stops answering, as an S3 down for a while; `resume` answers again on the same address. */
+	pause(): Promise<void>;
+	resume(): Promise<void>;
 	stop(): Promise<void>;
 }
 
@@ -27,7 +30,7 @@ export async function startLocalS3(bucket: string): Promise<LocalS3> {
 	const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'lca-s3-'));
 	const configureBuckets = [{ name: bucket, configs: [] }];
 	const options = { address: '127.0.0.1', port: 0, silent: true, directory, configureBuckets };
-	const server = new S3rver(options);
+	let server = new S3rver(options);
 	const { port } = await server.run();
 	const endpoint = `http://127.0.0.1:${port}`;
 	const root = path.join(directory, bucket);
@@ -54,6 +57,11 @@ export async function startLocalS3(bucket: string): Promise<LocalS3> {
 			forcePathStyle: true,
 		},
 		objects,
+		pause: async () => await server.close(),
+		resume: async () => {
+			server = new S3rver({ ...options, port });
+			await server.run();
+		},
 		stop: async () => {
 			await server.close();
 			fs.rmSync(directory, { recursive: true, force: true });

@@ -200,14 +200,15 @@ export async function deliver(
 			}
 			const entry = entries[index];
 			const { call, failed } = entry;
-			const since = entry.since ?? Date.now();
+			// A failed call was waited for before its first run: it does not wait again.
+			const since = entry.since ?? (failed === undefined ? Date.now() : 0);
 			if (entry.since === undefined && failed === undefined) handled++;
 			const item =
 				settings.keepCallOrder && stillHeld.length > 0 && failed === undefined
 					? undefined
 					: await itemFor.call(this, call, since, settings);
 			if (item === undefined) {
-				// A failed call whose recording is not ready again stays due as it was.
+				// Only Keep Call Order holds a failed call back: it stays due as it was.
 				if (failed === undefined) stillHeld.push({ call, since });
 			} else {
 				if (failed !== undefined) {

@@ -12,6 +12,7 @@
  */
 import { createHash } from 'crypto';
 import * as fs from 'fs';
+import { sleep } from 'n8n-workflow';
 
 import {
 	exportFolder,
@@ -248,3 +249,33 @@ describe.each([
 		});
 	},
 );
+
+test('save-recordings-to-s3.json, S3 down during the night and back before the next check: every call in the bucket, no run retried by hand', async () => {
+	const s3 = await startLocalS3('e2e-s3-down');
+	try {
+		const night = { ...onHost(SAME_NAME), late: undefined, stuck: 0 };
+		const run = await runS3Example(kit.session(), credential(), s3, {
+			...night,
+			onCalls: () => void s3.pause(),
+		});
+		expect(run.executions.filter(({ status }) => status === 'error').length).toBeGreaterThan(0);
+		expect(run.uploaded.size).toBe(0);
+
+		// S3 is back; the next check (publishing runs one) delivers the failed runs' calls again.
+		await s3.resume();
+		const { server } = kit.session();
+		await server.republish(run.executions[0].workflowId);
+		const expected = [
+			...withFile(run.calls).map((id) => `recordings/${dayOf(id)}/${id}.${SAME_NAME.ext}`),
+			...withoutFile(run.calls).map(([id]) => `recordings/missing/${dayOf(id)}/${id}.json`),
+		].sort();
+		for (const deadline = Date.now() + 60_000; s3.objects().size < expected.length;) {
+			if (Date.now() > deadline) break;
+			await sleep(500);
+		}
+		expect([...s3.objects().keys()].sort()).toEqual(expected);
+		await server.rest('POST', `/workflows/${run.executions[0].workflowId}/deactivate`, {});
+	} finally {
+		await s3.stop();
+	}
+});

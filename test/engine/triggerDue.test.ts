@@ -35,6 +35,25 @@ describe('calls of a failed execution', () => {
 		expect(await trigger.poll()).toEqual([]);
 	});
 
+	test('a missed call whose run failed comes again at the next check, without waiting for a recording again', async () => {
+		const options = { waitForRecording: 0.02 }; // 1.2 s
+		const missed = { status: 'missed', has_recording: false } as const;
+		const { emulator, trigger } = await activated(
+			{ recordingBytes: 1_000 },
+			{ downloadRecording: true, options },
+		);
+		const [call] = ids(emulator.addCalls(1, missed));
+		expect(await trigger.poll()).toEqual([]); // asked once: not there yet
+		await new Promise((resolve) => setTimeout(resolve, 1_300));
+		trigger.failWhen = hasId(call);
+		expect(await trigger.poll()).toEqual([call]);
+		trigger.failWhen = undefined;
+		const again = await trigger.pollItems();
+		expect(again.map((item) => [item.json.id, item.json.recordingStatus])).toEqual([
+			[call, 'none'],
+		]);
+	});
+
 	test('with Deliver Failed Calls Again off, they do not', async () => {
 		const options = { retryFailedCalls: false };
 		const { emulator, trigger } = await activated({}, { options });
