@@ -5,6 +5,7 @@
  * loses nothing. Driven as n8n drives the trigger (devkit/engine/trigger.ts).
  */
 import type { INodeExecutionData } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import type { CallRecord, Emulator, ListOrder } from '../../devkit/emulator';
 import {
@@ -44,7 +45,7 @@ describe('calls of a failed execution', () => {
 		);
 		const [call] = ids(emulator.addCalls(1, missed));
 		expect(await trigger.poll()).toEqual([]); // asked once: not there yet
-		await new Promise((resolve) => setTimeout(resolve, 1_300));
+		await sleep(1_300);
 		trigger.failWhen = hasId(call);
 		expect(await trigger.poll()).toEqual([call]);
 		trigger.failWhen = undefined;
