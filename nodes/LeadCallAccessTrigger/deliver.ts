@@ -47,8 +47,10 @@ export interface Found {
 
 /**
  * Whether n8n says an execution did not succeed: it failed, crashed or was stopped. n8n resolves
- * the done promise with the finished run (`IRun`) on both lines, in queue mode too; without one
- * (a duplicate n8n skipped) nothing says it failed.
+ * the done promise with the finished run (`IRun`) on both lines, in queue mode too. Without one,
+ * nothing says it failed: a duplicate n8n skipped, or (n8n 2.x's durable scheduler) a poll that
+ * lost its lease, whose run n8n did not start and whose position it does not keep either, so the
+ * next check delivers those calls again.
  */
 function didNotSucceed(run: IRun | undefined): boolean {
 	if (run === undefined) return false;
