@@ -79,13 +79,18 @@ export function useTriggerEmulators(defaults: EmulatorOptions) {
 /** Thrown into the poll when "n8n" is killed while an execution runs. */
 class Killed extends Error {}
 
-/** The run n8n hands back for an execution a node failed in (the fields the trigger reads). */
-const failedRun = () =>
+/** The run n8n hands back when an execution has finished (the fields the trigger reads). */
+const runOf = (status: 'success' | 'error') =>
 	({
-		status: 'error',
+		status,
 		mode: 'trigger',
 		startedAt: new Date(),
-		data: { resultData: { runData: {}, error: { message: 'Disk full' } } },
+		data: {
+			resultData: {
+				runData: {},
+				...(status === 'error' ? { error: { message: 'Disk full' } } : {}),
+			},
+		},
 	}) as unknown as IRun;
 
 /** One trigger node in one workflow, polled like n8n polls it. */
@@ -100,6 +105,11 @@ export class TriggerUnderTest {
 	killAtExecution?: number;
 	/** Set: executions whose items it matches fail, as when a node after the trigger fails. */
 	failWhen?: (items: INodeExecutionData[]) => boolean;
+	/**
+	 * Set: from the execution of that number (1-based) of a poll on, n8n starts no run and hands
+	 * back none, as for a poll that lost its lease under the durable scheduler.
+	 */
+	noRunFrom?: number;
 	/**
 	 * How n8n activated the trigger: 'activate' when published; n8n's durable scheduler runs every
 	 * scheduled check as 'update'.
@@ -145,7 +155,8 @@ export class TriggerUnderTest {
 			this.executions.push(data[0]);
 			const killed = this.executions.length === this.killAtExecution;
 			if (killed) this.killAtExecution = undefined;
-			const run = this.failWhen?.(data[0]) ? failedRun() : undefined;
+			const voided = this.noRunFrom !== undefined && this.executions.length >= this.noRunFrom;
+			const run = voided ? undefined : this.failWhen?.(data[0]) ? runOf('error') : runOf('success');
 			const finish = () => (killed ? done?.reject(new Killed()) : done?.resolve(run));
 			if (this.executionMs > 0) setTimeout(finish, this.executionMs);
 			else setImmediate(finish);

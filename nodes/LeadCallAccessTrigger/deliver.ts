@@ -1,5 +1,6 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions, IRun } from 'n8n-workflow';
 
+import { statusOf, toNodeError } from '../shared/errors';
 import { pause } from '../shared/transport';
 import type { TrackedCall } from './calls';
 import type { RecordingStatus } from './item';
@@ -48,12 +49,11 @@ export interface Found {
 /**
  * Whether n8n says an execution did not succeed: it failed, crashed or was stopped. n8n resolves
  * the done promise with the finished run (`IRun`) on both lines, in queue mode too. Without one,
- * nothing says it failed: a duplicate n8n skipped, or (n8n 2.x's durable scheduler) a poll that
- * lost its lease, whose run n8n did not start and whose position it does not keep either, so the
- * next check delivers those calls again.
+ * n8n started no run: a poll that lost its lease under n8n 2.x's durable scheduler (it keeps none
+ * of that poll's positions either). Its calls stay due, and the check stops (see `flush`).
  */
 function didNotSucceed(run: IRun | undefined): boolean {
-	if (run === undefined) return false;
+	if (run === undefined) return true;
 	const { status } = run;
 	return (
 		status === 'error' ||
@@ -114,6 +114,15 @@ export function takeCallsUntil(poll: IPollFunctions, pollStartedAt: number): num
 	return pollStartedAt + (budgetMs * 2) / 3;
 }
 
+/** The settings for a request made before `until`: no rate-limit wait reaches past it. */
+function inTime(settings: TriggerSettings, until: number): TriggerSettings {
+	if (until === Infinity) return settings;
+	const { policy } = settings;
+	const leftMs = Math.max(0, until - Date.now());
+	const maxRateLimitWaitMs = Math.min(policy.maxRateLimitWaitMs, leftMs);
+	return { ...settings, policy: { ...policy, maxRateLimitWaitMs } };
+}
+
 /**
  * The calls of failed executions due again at this check. One whose Give Up After has passed
  * gets a last attempt (`lastAttempt`), whatever its outcome.
@@ -140,6 +149,7 @@ export async function deliver(
 	let batch: Array<{ item: INodeExecutionData; entry: Entry }> = [];
 	/** Calls of failed executions still due, by id: those of this check are added as they fail. */
 	const failedCalls = new Map(stored.failed.map((each) => [each.call.id, each]));
+	let until = deadline;
 
 	const save = (stillHeld: HeldCall[]) =>
 		writePosition(staticData, {
@@ -156,6 +166,8 @@ export async function deliver(
 		this.__emit([sent.map(({ item }) => item)], undefined, done);
 		executions++;
 		const run = await done.promise;
+		// No run: n8n started none (a durable poll that lost its lease): this check's emits are void.
+		if (run === undefined) until = 0;
 		for (const { entry } of sent) {
 			const before = entry.failed;
 			const succeeded = !didNotSucceed(run);
@@ -185,30 +197,34 @@ export async function deliver(
 				.slice(from)
 				.filter((entry) => entry.since !== undefined)
 				.map((entry) => ({ call: entry.call, since: entry.since! }));
+		/**
+		 * Out of time: the calls not reached are kept for the next check, new ones too, so that it
+		 * need not read the list back to them (failed calls stay due as they are).
+		 */
+		const keepFrom = async (index: number): Promise<HeldCall[]> => {
+			const now = Date.now();
+			const left = entries.slice(index).filter((each) => each.failed === undefined);
+			handled += left.filter((each) => each.since === undefined).length;
+			const kept = left.map(({ call, since }) => ({ call, since: since ?? now, outOfTime: true }));
+			if (batch.length > 0) await flush(() => [...stillHeld, ...kept]);
+			return [...stillHeld, ...kept];
+		};
 		for (let index = 0; index < entries.length; index++) {
-			if (Date.now() >= deadline) {
-				// Out of time: the calls not reached are kept for the next check, new ones too, so that
-				// it need not read the list back to them (failed calls stay due as they are).
-				const now = Date.now();
-				const left = entries.slice(index).filter((each) => each.failed === undefined);
-				handled += left.filter((each) => each.since === undefined).length;
-				const kept = left.map(({ call, since }) => ({
-					call,
-					since: since ?? now,
-					outOfTime: true,
-				}));
-				if (batch.length > 0) await flush(() => [...stillHeld, ...kept]);
-				return [...stillHeld, ...kept];
-			}
+			if (Date.now() >= until) return await keepFrom(index);
 			const entry = entries[index];
 			const { call, failed } = entry;
 			// A failed call was waited for before its first run: it does not wait again.
 			const since = entry.since ?? (failed === undefined ? Date.now() : 0);
+			let item: INodeExecutionData | undefined;
+			try {
+				if (!(settings.keepCallOrder && stillHeld.length > 0 && failed === undefined))
+					item = await itemFor.call(this, call, since, inTime(settings, until));
+			} catch (error) {
+				// The service asks to wait longer than the check has left: the rest is for the next.
+				if (until !== Infinity && statusOf(error) === '429') return await keepFrom(index);
+				throw toNodeError(this.getNode(), error);
+			}
 			if (entry.since === undefined && failed === undefined) handled++;
-			const item =
-				settings.keepCallOrder && stillHeld.length > 0 && failed === undefined
-					? undefined
-					: await itemFor.call(this, call, since, settings);
 			if (item === undefined) {
 				// Only Keep Call Order holds a failed call back: it stays due as it was.
 				if (failed === undefined) stillHeld.push({ call, since });
@@ -238,7 +254,7 @@ export async function deliver(
 	// up to Wait for Recording. Those still being processed then are left to the next checks.
 	const waitEnds = () =>
 		Math.max(...stillHeld.map(({ since }) => since + settings.recordingWaitMs));
-	for (let pauseMs = 2000; settings.waitInCheck && deadline === Infinity && stillHeld.length > 0;) {
+	for (let pauseMs = 2000; settings.waitInCheck && until === Infinity && stillHeld.length > 0;) {
 		const left = waitEnds() - Date.now();
 		if (left <= 0) break;
 		await pause.call(this, Math.min(pauseMs, left));

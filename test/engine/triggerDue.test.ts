@@ -117,6 +117,18 @@ describe.each(LATE_MATRIX)(
 	},
 );
 
+test('a check whose executions n8n no longer starts (a poll that lost its lease) stops; the next delivers those calls, each once', async () => {
+	const { emulator, trigger } = await activated({}, { options: { callsPerExecution: 2 } });
+	const day = ids(emulator.addCalls(12));
+	trigger.noRunFrom = 3;
+	await trigger.poll();
+	// Executions 1 and 2 ran; the 3rd was not started, and the check stopped there.
+	expect(trigger.executions.filter((items) => items.length > 0)).toHaveLength(3);
+	trigger.noRunFrom = undefined;
+	expect([...day.slice(0, 4), ...(await trigger.poll())]).toEqual(day);
+	expect(await trigger.poll()).toEqual([]);
+});
+
 test('Calls Since set to another date on a running trigger: every call since then comes again, once', async () => {
 	const emulator = await emulatorWith();
 	const trigger = new TriggerUnderTest(emulator, {
