@@ -129,6 +129,22 @@ test('a check whose executions n8n no longer starts (a poll that lost its lease)
 	expect(await trigger.poll()).toEqual([]);
 });
 
+test('within a poll budget, a recording the service makes wait longer than the check has left is kept for the next check', async () => {
+	const { emulator, trigger } = await activated(
+		{ recordingBytes: 1_000 },
+		{ downloadRecording: true, options: { waitForRecording: 0 } },
+	);
+	trigger.budgetMs = 30_000;
+	const recorded = { status: 'completed', has_recording: true } as const;
+	const day = ids(emulator.addCalls(2, recorded));
+	// The first recording's address: 429, wait a minute (past the check's 20 s of taking calls).
+	emulator.inject({ kind: 'status', status: 429, retryAfter: '60', path: '/v1/calls/' });
+	const started = Date.now();
+	expect(await trigger.poll()).toEqual([]);
+	expect(Date.now() - started).toBeLessThan(10_000);
+	expect(await trigger.poll()).toEqual(day);
+});
+
 test('Calls Since set to another date on a running trigger: every call since then comes again, once', async () => {
 	const emulator = await emulatorWith();
 	const trigger = new TriggerUnderTest(emulator, {
