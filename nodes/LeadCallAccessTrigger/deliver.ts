@@ -117,10 +117,7 @@ export function takeCallsUntil(poll: IPollFunctions, pollStartedAt: number): num
 /** The settings for a request made before `until`: no rate-limit wait reaches past it. */
 function inTime(settings: TriggerSettings, until: number): TriggerSettings {
 	if (until === Infinity) return settings;
-	const { policy } = settings;
-	const leftMs = Math.max(0, until - Date.now());
-	const maxRateLimitWaitMs = Math.min(policy.maxRateLimitWaitMs, leftMs);
-	return { ...settings, policy: { ...policy, maxRateLimitWaitMs } };
+	return { ...settings, policy: { ...settings.policy, waitsEndBy: until } };
 }
 
 /**

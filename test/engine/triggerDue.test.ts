@@ -145,6 +145,22 @@ test('within a poll budget, a recording the service makes wait longer than the c
 	expect(await trigger.poll()).toEqual(day);
 });
 
+test('within a poll budget, a call whose request would wait past the check for a turn on the key is kept for the next check', async () => {
+	const { emulator, trigger } = await activated(
+		{ recordingBytes: 1_000 },
+		{ downloadRecording: true, options: { waitForRecording: 0 } },
+	);
+	// 6 requests a minute: the list and 5 recordings, then the key has no turn for a minute.
+	trigger.credentials.requestsPerMinute = 6;
+	trigger.budgetMs = 3_000;
+	const day = ids(emulator.addCalls(8, { status: 'completed', has_recording: true }));
+	const started = Date.now();
+	expect(await trigger.poll()).toEqual(day.slice(0, 5));
+	expect(Date.now() - started).toBeLessThan(3_000);
+	trigger.credentials.requestsPerMinute = 0;
+	expect(await trigger.poll()).toEqual(day.slice(5));
+});
+
 test('Calls Since set to another date on a running trigger: every call since then comes again, once', async () => {
 	const emulator = await emulatorWith();
 	const trigger = new TriggerUnderTest(emulator, {

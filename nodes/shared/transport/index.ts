@@ -158,13 +158,17 @@ async function attempt(
 	options: IHttpRequestOptions,
 	{ settings, decrypted }: ContextCredential,
 	rateLimitWaitLeftMs: number,
+	waitsEndBy = Infinity,
 ): Promise<ApiResponse | { networkErrorCode: string }> {
 	const departOrWait = () => budget.departOrWait(Date.now());
 	let departure = departOrWait();
 	for (; typeof departure === 'number'; departure = departOrWait()) {
 		// Held for hours by a spent daily quota, the item would look stuck: it fails at once,
-		// as a 429 asking for that wait would.
-		const allowedMs = Math.max(budget.turnWaitsAtMostMs, rateLimitWaitLeftMs);
+		// as a 429 asking for that wait would. So does a wait past the end the caller set.
+		const allowedMs = Math.min(
+			Math.max(budget.turnWaitsAtMostMs, rateLimitWaitLeftMs),
+			waitsEndBy - Date.now(),
+		);
 		if (departure > allowedMs) throw spentKeyError(this.getNode(), departure, allowedMs);
 		await pause.call(this, departure);
 	}
@@ -241,7 +245,8 @@ export async function apiRequest(
 	const { outcome, gaveUp } = await retrying(
 		this,
 		async (waitLeftMs) => {
-			const answer = await attempt.call(this, budget, options, credential, waitLeftMs);
+			const { waitsEndBy } = policy;
+			const answer = await attempt.call(this, budget, options, credential, waitLeftMs, waitsEndBy);
 			return 'raw' in answer ? { ...answer, accepted: accepts(answer.statusCode) } : answer;
 		},
 		policy,

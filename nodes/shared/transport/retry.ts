@@ -57,6 +57,12 @@ export const RETRY_POLICY = {
 export interface RetryLimits {
 	maxRetries: number;
 	maxRateLimitWaitMs: number;
+	/**
+	 * When set (epoch ms), no wait for the rate limit, a 429's or a turn on the key, reaches past
+	 * it: the request fails with a 429 instead. A trigger's check sets it to keep inside the time
+	 * n8n's durable scheduler gives a poll.
+	 */
+	waitsEndBy?: number;
 }
 
 /** Per-request limits, set from the node's "Options". */
@@ -129,7 +135,8 @@ export function decideRetry(
 			retryAfterMs ?? backoffDelayMs(state.rateLimitHits + 1),
 			RETRY_POLICY.minRateLimitWaitMs,
 		);
-		if (state.rateLimitWaitedMs + waitMs > limits.maxRateLimitWaitMs) {
+		const pastEnd = nowMs + waitMs > (limits.waitsEndBy ?? Infinity);
+		if (pastEnd || state.rateLimitWaitedMs + waitMs > limits.maxRateLimitWaitMs) {
 			return {
 				action: 'fail',
 				attempts: state.rateLimitHits,
