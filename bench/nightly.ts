@@ -18,8 +18,9 @@
  *   BENCH_NIGHT_RATE=6000     the emulator's and the credential's requests per minute (60: the
  *                             real service's, to check the time computed from the requests)
  *   BENCH_NIGHT_SCHEDULER=durable  n8n's durable scheduler for polling triggers (2.36+; its four
- *                             settings on, its default 45 s poll timeout), Poll Times every minute
- *                             instead of once a night, the calls stamped with the real clock
+ *                             settings on, its default 45 s poll timeout), Poll Times every
+ *                             BENCH_NIGHT_EVERY_MINUTES (default 1) instead of once a night, the
+ *                             calls stamped with the real clock
  *   BENCH_NIGHT_MINUTES=40    how long the night may take at most
  *   BENCH_PACKAGE_DIR=<dir>   measure another build of the package (before/after a change)
  */
@@ -44,6 +45,8 @@ const SHAPES = (process.env.BENCH_NIGHT_SHAPES ?? 'simplest,example').split(',')
 const PACKAGE = process.env.BENCH_PACKAGE_DIR ?? 'this build';
 const DURABLE = process.env.BENCH_NIGHT_SCHEDULER === 'durable';
 const NIGHT_MINUTES = Number(process.env.BENCH_NIGHT_MINUTES ?? 40);
+/** Under the durable scheduler: minutes between checks (the export example checks every 2). */
+const EVERY_MINUTES = Number(process.env.BENCH_NIGHT_EVERY_MINUTES ?? 1);
 /** n8n's durable scheduler with polling triggers and their cursors (n8n 2.36+). */
 const DURABLE_ENV = {
 	N8N_SCHEDULER_ENABLED: 'true',
@@ -56,7 +59,7 @@ const DURABLE_ENV = {
  * more than a minute of requests, the limiter lets each minute's requests through at once and
  * then holds the rest for up to a minute: that minute is added.
  */
-const QUIET_MS = 45_000 + (CALLS > PER_MINUTE ? 60_000 : 0);
+const QUIET_MS = 45_000 + (CALLS > PER_MINUTE ? 60_000 : 0) + (EVERY_MINUTES - 1) * 60_000;
 
 const log = logger('bench:nightly');
 
@@ -88,10 +91,12 @@ function simplest(credentialId: string, folder: string): WorkflowJson {
 
 /**
  * The night comes at the next minute at least 20 s away (n8n's own schedule runs it); under the
- * durable scheduler, checks every minute, each delivering what fits in its time.
+ * durable scheduler, checks every EVERY_MINUTES, each delivering what fits in its time.
  */
 const nextMinute = () =>
-	DURABLE ? { item: [{ mode: 'everyMinute' }] } : dailyAtNextMinute(20_000);
+	DURABLE
+		? { item: [{ mode: 'everyX', value: EVERY_MINUTES, unit: 'minutes' }] }
+		: dailyAtNextMinute(20_000);
 
 /** The measured package's own example, as a user imports it, with the night moved to the next minute. */
 function example(credentialId: string, folder: string): WorkflowJson {
