@@ -1,13 +1,19 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- dev code, not in the package n8n loads: node rules do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The trigger's promise in a real n8n, installed from the tarball: a call stays due until an
  * execution with it succeeded (n8n's own run outcome, read from the done promise), and, under
  * n8n's durable scheduler (2.x), no call made after publishing is lost although n8n keeps
- * nothing of the check it runs at publishing. The engine suite (test/engine/triggerDue.test.ts)
+ * nothing of the check it runs at publishing, and n8n killed in the middle of a scheduled check
+ * repeats at most one execution's calls. The engine suite (test/engine/triggerDue.test.ts)
  * covers the rules in depth.
  */
-import { N8N_MAJOR } from '../../devkit/n8n';
+import * as fs from 'fs';
+import * as path from 'path';
+import { sleep } from 'n8n-workflow';
+
+import { N8N_MAJOR, startN8nServer } from '../../devkit/n8n';
 import { DEMO_KEYS, type CallRecord } from '../../devkit/emulator';
+import { exportToDiskWorkflow } from '../../devkit/nightlyExport';
 import { emittedIds, oldestFirst, TriggerStage, triggerWorkflow } from './trigger-helpers';
 
 jest.setTimeout(240_000);
@@ -79,9 +85,10 @@ describe('an execution that fails', () => {
 	beforeAll(async () => (opened = await openStage(DURABLE)), 600_000);
 	afterAll(async () => await opened?.stage.close());
 
+	const everyMinute = { item: [{ mode: 'everyMinute' }] };
+
 	test('calls made between publishing and the first scheduled check come, once', async () => {
 		const { stage, credentialId } = opened;
-		const everyMinute = { item: [{ mode: 'everyMinute' }] };
 		const workflow = await stage.deploy(
 			triggerWorkflow({ credentialId, parameters: { pollTimes: everyMinute } }),
 		);
@@ -90,8 +97,49 @@ describe('an execution that fails', () => {
 		const [execution] = await workflow.waitForExecutions(1, 150_000);
 		expect(emittedIds(execution)).toEqual(oldestFirst(added));
 		// The next scheduled checks deliver nothing again.
-		await new Promise((resolve) => setTimeout(resolve, 65_000));
+		await sleep(65_000);
 		const all = await workflow.waitForExecutions(1);
 		expect(all.filter((each) => emittedIds(each).length > 0)).toHaveLength(1);
 	});
+
+	test('n8n killed in the middle of a scheduled check: the next checks export the rest, at most one execution twice', async () => {
+		const { stage } = opened;
+		const name = 'Killed mid-check';
+		const folder = path.join(stage.sandbox.filesDir, 'killed');
+		fs.mkdirSync(folder, { recursive: true });
+		const credentialId = await stage.createCredential(name, DEMO_KEYS.full, 1200);
+		const triggerOptions = { callsPerExecution: 20, waitForRecording: 0 };
+		const export200 = { credentialId, credentialName: name, folder, triggerOptions };
+		const workflow = await stage.deploy(
+			exportToDiskWorkflow({ ...export200, pollTimes: everyMinute }),
+		);
+		const recorded = { status: 'completed', has_recording: true } as const;
+		// Stamped with the real clock, a millisecond apart, as the bench's night (bench/nightly.ts).
+		const start = Date.now() - 200;
+		const all = Array.from({ length: 200 }, (_, index) => {
+			const [call] = stage.emulator.addCalls(1, {
+				...recorded,
+				created_at: new Date(start + index).toISOString(),
+			});
+			return call.id;
+		});
+		const exported = async () => (await workflow.executions()).flatMap(emittedIds);
+
+		let deadline = Date.now() + 150_000;
+		while ((await workflow.executions()).length < 3 && Date.now() < deadline) await sleep(200);
+		await stage.server.kill();
+		expect((await exported()).length).toBeLessThan(all.length);
+
+		// Restarted, n8n's scheduler runs the next checks (or repeats the one it lost).
+		stage.server = await startN8nServer(stage.sandbox);
+		deadline = Date.now() + 180_000;
+		let ids = await exported();
+		while (!all.every((id) => ids.includes(id))) {
+			if (Date.now() > deadline) throw new Error(`${new Set(ids).size} of 200 calls exported`);
+			await sleep(1000);
+			ids = await exported();
+		}
+		expect(ids.length - new Set(ids).size).toBeLessThanOrEqual(20);
+		expect(fs.readdirSync(folder)).toHaveLength(all.length);
+	}, 420_000);
 });
