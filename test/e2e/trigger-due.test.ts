@@ -1,7 +1,8 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- dev code, not in the package n8n loads: node rules do not apply */
 /**
  * The trigger's promise in a real n8n, installed from the tarball: a call stays due until an
- * execution with it succeeded (n8n's own run outcome, read from the done promise), and, under
+ * execution with it succeeded (n8n's own run outcome, read from the done promise), a call listed
+ * late comes once (Look Back), and, under
  * n8n's durable scheduler (2.x), no call made after publishing is lost although n8n keeps
  * nothing of the check it runs at publishing, and n8n killed in the middle of a scheduled check
  * repeats at most one execution's calls. The engine suite (test/engine/triggerDue.test.ts)
@@ -69,6 +70,29 @@ describe('an execution that fails', () => {
 		await workflow.poll();
 		const after = await workflow.waitForExecutions(2);
 		expect(after.filter((execution) => emittedIds(execution).length > 0)).toHaveLength(2);
+	});
+
+	test('a call listed late, 150 calls deep, about 38 minutes before the newest: it comes once', async () => {
+		const { stage, credentialId } = opened;
+		const workflow = await stage.deploy(triggerWorkflow({ credentialId }));
+		// 150 calls 15 s apart after the newest, each added on its own as calls come in.
+		const oldest = Date.parse(stage.emulator.calls[0].created_at) + 15_000;
+		let at = oldest - 15_000;
+		const stamp = (ms: number) => ({ created_at: new Date(ms).toISOString() });
+		const day = Array.from({ length: 150 }, () => {
+			at += 15_000;
+			return stage.emulator.addCalls(1, stamp(at))[0].id;
+		});
+		await workflow.poll();
+		const night = await workflow.waitForExecutions(8); // 20 calls each
+		expect(night.flatMap(emittedIds)).toEqual(day);
+
+		// Started 10 s before the oldest of them, listed only now, where its time sorts.
+		const [late] = stage.emulator.addCalls(1, stamp(oldest - 10_000), { listedLate: true });
+		await workflow.poll();
+		await workflow.poll();
+		const all = await workflow.waitForExecutions(night.length + 1);
+		expect(all.flatMap(emittedIds)).toEqual([...day, late.id]);
 	});
 });
 
