@@ -2,11 +2,10 @@
 /**
  * The trigger's promise in a real n8n, installed from the tarball: a call stays due until an
  * execution with it succeeded (n8n's own run outcome, read from the done promise), a call listed
- * late comes once (Look Back), and, under
- * n8n's durable scheduler (2.x), no call made after publishing is lost although n8n keeps
- * nothing of the check it runs at publishing, and n8n killed in the middle of a scheduled check
- * repeats at most one execution's calls. The engine suite (test/engine/triggerDue.test.ts)
- * covers the rules in depth.
+ * late comes once (Look Back), and, under n8n's durable scheduler (2.x), no call made after
+ * publishing is lost although n8n keeps nothing of the check it runs at publishing, and n8n killed
+ * in the middle of a scheduled check repeats at most one execution's calls. The engine suite
+ * (test/engine/triggerDue.test.ts) covers the rules in depth.
  */
 import * as fs from 'fs';
 import * as path from 'path';
