@@ -109,6 +109,10 @@ function example(credentialId: string, folder: string): WorkflowJson {
 	return { ...workflow, settings: { ...workflow.settings, timezone: 'UTC' } };
 }
 
+/** The recordings: the example also writes each call's details, a CSV of missing ones, a summary. */
+const recordingsIn = (folder: string) =>
+	fs.readdirSync(folder).filter((file) => !/\.(json|csv|txt)$/.test(file)).length;
+
 /** The night of one shape, as a row of the table. */
 async function measure(stage: Awaited<ReturnType<typeof startStage>>, shape: string) {
 	const bench = await startBenchEmulator({
@@ -144,7 +148,7 @@ async function measure(stage: Awaited<ReturnType<typeof startStage>>, shape: str
 	const deadline = Date.now() + NIGHT_MINUTES * 60_000;
 	while (Date.now() < deadline) {
 		await sleep(1_000);
-		const count = fs.readdirSync(written).length;
+		const count = recordingsIn(written);
 		if (count !== lastCount) [lastCount, lastChange] = [count, Date.now()];
 		if (count >= CALLS && Date.now() - lastChange > 5_000) break;
 		if (count > 0 && Date.now() - lastChange > QUIET_MS) break;
@@ -162,8 +166,7 @@ async function measure(stage: Awaited<ReturnType<typeof startStage>>, shape: str
 	>('GET', `/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId }))}&limit=1000`);
 	const list = Array.isArray(executions) ? executions : (executions.results ?? []);
 	const failed = list.filter((e) => !['success', 'running', 'new'].includes(e.status)).length;
-	// The recordings: the example also writes each call's details, a CSV of missing ones, a summary.
-	const exported = fs.readdirSync(written).filter((file) => !/\.(json|csv|txt)$/.test(file)).length;
+	const exported = recordingsIn(written);
 	// Recordings downloaded more than once: a call exported twice downloads its file twice.
 	const downloads = bench.emulator.fileRequests.filter((r) => r.status === 200).map((r) => r.path);
 	const twice = downloads.length - new Set(downloads).size;
